@@ -1,0 +1,65 @@
+"""Wiring shared by the commands: load inputs, build the config, run, print errors."""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from collections.abc import Callable
+from typing import TypeVar
+
+import typer
+
+from pysched.errors import InputError, PyschedError
+from pysched.framework.config import SchedulerConfig, load_config
+from pysched.framework.registry import Registry
+from pysched.plugins import in_tree_registry
+from pysched.snapshot.cluster import Cluster
+from pysched.snapshot.loader import load_snapshot
+
+T = TypeVar("T")
+EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_UNSCHEDULABLE = 0, 1, 2, 3
+
+
+def guarded(fn: Callable[[], T], debug: bool) -> T:
+    """Run ``fn``; turn pysched's errors into a message and an exit code, never a traceback."""
+    try:
+        return fn()
+    except typer.Exit:
+        raise
+    except PyschedError as e:
+        if debug:
+            traceback.print_exc()
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(e.exit_code) from None
+    except KeyboardInterrupt:
+        typer.echo("interrupted", err=True)
+        raise typer.Exit(130) from None
+    except Exception as e:  # noqa: BLE001 - the edge: anything else is an internal fault
+        if debug:
+            traceback.print_exc()
+        typer.echo(f"internal error: {type(e).__name__}: {e} (run with --debug for the traceback)", err=True)
+        raise typer.Exit(EXIT_INTERNAL) from None
+
+
+def build_registry() -> Registry:
+    return in_tree_registry()
+
+
+def load_inputs(positional: list[str] | None, filenames: list[str] | None) -> Cluster:
+    paths = list(positional or []) + list(filenames or [])
+    if not paths:
+        raise InputError("no snapshot given: pass a file, folder or '-' (live clusters are not supported yet)")
+    return load_snapshot(paths)
+
+
+def load_scheduler_config(path: str | None, registry: Registry) -> SchedulerConfig:
+    if path in (None, "", "default"):
+        return load_config(None, registry)
+    return load_config(path, registry)
+
+
+def warn(lines: list[str], quiet: bool = False) -> None:
+    if quiet:
+        return
+    for line in lines:
+        print(f"warning: {line}", file=sys.stderr)

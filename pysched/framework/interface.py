@@ -1,0 +1,206 @@
+"""One abstract class per extension point, mirroring kube-scheduler's framework interfaces.
+
+A plugin is a class with ``NAME`` that inherits the extension points it implements. Every method
+returns a ``Status`` or ``None`` (``None`` means Success, as a nil status does upstream).
+In-tree and out-of-tree plugins use exactly this API.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pysched.framework.cycle_state import CycleState
+from pysched.framework.status import Status
+
+if TYPE_CHECKING:
+    from pysched.model.objects import Pod
+    from pysched.snapshot.cluster import ClusterState
+    from pysched.snapshot.nodeinfo import NodeInfo
+
+MAX_NODE_SCORE = 100
+MIN_NODE_SCORE = 0
+MAX_EXTENDER_PRIORITY = 10
+
+
+class Handle:
+    """What plugins may reach besides their arguments: the cluster state and the profile's framework."""
+
+    def __init__(self, state: ClusterState, profile_name: str = "default-scheduler") -> None:
+        self.state = state
+        self.profile_name = profile_name
+        self.framework: Any = None  # set by the Framework that owns the plugins
+
+    @property
+    def cluster(self):  # noqa: ANN201 - the loaded objects
+        return self.state.cluster
+
+
+class Plugin(ABC):  # noqa: B024 - a marker base; extension points add the abstract methods
+    NAME: ClassVar[str] = ""
+
+    @property
+    def name(self) -> str:
+        return self.NAME
+
+
+@dataclass(slots=True)
+class QueuedPodInfo:
+    pod: Pod
+    timestamp: float  # when the pod entered the queue (creation time for the simulation)
+    attempts: int = 0
+
+
+@dataclass(slots=True)
+class PreFilterResult:
+    """Nodes a PreFilter plugin allows; ``None`` node_names means all nodes."""
+
+    node_names: set[str] | None = None
+
+    def all_nodes(self) -> bool:
+        return self.node_names is None
+
+    def merge(self, other: PreFilterResult | None) -> PreFilterResult:
+        if other is None or other.all_nodes():
+            return self
+        if self.all_nodes():
+            return PreFilterResult(set(other.node_names or ()))
+        return PreFilterResult(self.node_names & other.node_names)  # type: ignore[operator]
+
+
+@dataclass(slots=True)
+class NodeScore:
+    name: str
+    score: int
+
+
+@dataclass(slots=True)
+class PostFilterResult:
+    nominated_node_name: str = ""
+    victims: list[Pod] = field(default_factory=list)
+    details: dict = field(default_factory=dict)  # trace material (candidates, victims per node, ...)
+
+
+class NodeToStatus:
+    """Upstream ``NodeToStatus``: explicit per-node statuses plus one status for every absent node."""
+
+    __slots__ = ("statuses", "absent")
+
+    def __init__(self, statuses: dict[str, Status] | None = None, absent: Status | None = None) -> None:
+        self.statuses = statuses if statuses is not None else {}
+        self.absent = absent if absent is not None else Status.unresolvable()
+
+    def get(self, node: str) -> Status:
+        return self.statuses.get(node, self.absent)
+
+    def set(self, node: str, status: Status) -> None:
+        self.statuses[node] = status
+
+    def __len__(self) -> int:
+        return len(self.statuses)
+
+    def nodes_for_code(self, nodes: list[NodeInfo], code: Any) -> list[NodeInfo]:
+        """Nodes whose status (explicit, else absent) has ``code``, in the given order."""
+        if self.absent.code == code:
+            return [n for n in nodes if self.statuses.get(n.name, self.absent).code == code]
+        return [n for n in nodes if n.name in self.statuses and self.statuses[n.name].code == code]
+
+
+class PreEnqueuePlugin(Plugin):
+    @abstractmethod
+    def pre_enqueue(self, pod: Pod) -> Status | None: ...
+
+
+class QueueSortPlugin(Plugin):
+    @abstractmethod
+    def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool: ...
+
+
+class PreFilterPlugin(Plugin):
+    #: True when the plugin implements add_pod/remove_pod (upstream PreFilterExtensions)
+    HAS_EXTENSIONS: ClassVar[bool] = False
+
+    @abstractmethod
+    def pre_filter(self, state: CycleState, pod: Pod,
+                   nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]: ...
+
+    def add_pod(self, state: CycleState, pod: Pod, pod_to_add: Pod, node: NodeInfo) -> Status | None:
+        return None
+
+    def remove_pod(self, state: CycleState, pod: Pod, pod_to_remove: Pod, node: NodeInfo) -> Status | None:
+        return None
+
+
+class FilterPlugin(Plugin):
+    @abstractmethod
+    def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None: ...
+
+
+class PostFilterPlugin(Plugin):
+    @abstractmethod
+    def post_filter(self, state: CycleState, pod: Pod,
+                    statuses: NodeToStatus) -> tuple[PostFilterResult | None, Status | None]: ...
+
+
+class PreScorePlugin(Plugin):
+    @abstractmethod
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None: ...
+
+
+class ScorePlugin(Plugin):
+    HAS_NORMALIZE: ClassVar[bool] = False
+
+    @abstractmethod
+    def score(self, state: CycleState, pod: Pod, node: NodeInfo) -> tuple[int, Status | None]: ...
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
+        return None
+
+
+class ReservePlugin(Plugin):
+    @abstractmethod
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None: ...
+
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        return None
+
+
+class PermitPlugin(Plugin):
+    @abstractmethod
+    def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status | None, float]: ...
+
+
+class PreBindPlugin(Plugin):
+    @abstractmethod
+    def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None: ...
+
+
+class BindPlugin(Plugin):
+    @abstractmethod
+    def bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None: ...
+
+
+class PostBindPlugin(Plugin):
+    @abstractmethod
+    def post_bind(self, state: CycleState, pod: Pod, node_name: str) -> None: ...
+
+
+EXTENSION_POINTS: dict[str, type[Plugin]] = {
+    "preEnqueue": PreEnqueuePlugin,
+    "queueSort": QueueSortPlugin,
+    "preFilter": PreFilterPlugin,
+    "filter": FilterPlugin,
+    "postFilter": PostFilterPlugin,
+    "preScore": PreScorePlugin,
+    "score": ScorePlugin,
+    "reserve": ReservePlugin,
+    "permit": PermitPlugin,
+    "preBind": PreBindPlugin,
+    "bind": BindPlugin,
+    "postBind": PostBindPlugin,
+}
+
+
+def extension_points_of(cls: type) -> list[str]:
+    return [name for name, base in EXTENSION_POINTS.items() if issubclass(cls, base)]

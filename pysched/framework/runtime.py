@@ -1,0 +1,364 @@
+"""The framework of one profile: its plugins per extension point and how each point runs them
+(upstream ``framework/runtime/framework.go``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pysched.errors import ConfigError
+from pysched.framework.config import ProfileConfig
+from pysched.framework.cycle_state import CycleState
+from pysched.framework.interface import (
+    MAX_NODE_SCORE,
+    MIN_NODE_SCORE,
+    BindPlugin,
+    FilterPlugin,
+    Handle,
+    NodeScore,
+    NodeToStatus,
+    PermitPlugin,
+    Plugin,
+    PostBindPlugin,
+    PostFilterPlugin,
+    PostFilterResult,
+    PreBindPlugin,
+    PreEnqueuePlugin,
+    PreFilterPlugin,
+    PreFilterResult,
+    PreScorePlugin,
+    QueueSortPlugin,
+    ReservePlugin,
+    ScorePlugin,
+)
+from pysched.framework.registry import Registry
+from pysched.framework.status import Code, Status
+
+if TYPE_CHECKING:
+    from pysched.model.objects import Pod
+    from pysched.snapshot.nodeinfo import NodeInfo
+
+_REJECTED = (Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Pending)
+
+
+def plugin_fault(plugin: str, point: str, pod: Pod, exc: BaseException, node: str | None = None) -> Status:
+    """A plugin that raised becomes an Error status naming the plugin, the pod and the node."""
+    where = f" on node {node}" if node else ""
+    return Status(Code.Error, error=f"plugin {plugin} raised in {point} for pod {pod.key}{where}: "
+                                   f"{type(exc).__name__}: {exc}").with_plugin(plugin)
+
+
+class Framework:
+    def __init__(self, profile: ProfileConfig, registry: Registry, handle: Handle) -> None:
+        self.profile = profile
+        self.handle = handle
+        handle.framework = self
+        self.instances: dict[str, Plugin] = {}
+        for name in profile.all_plugin_names():
+            spec = registry.get(name)
+            if spec is None:
+                raise ConfigError(f"plugin {name!r} is not registered", field=f"profile {profile.scheduler_name}")
+            self.instances[name] = spec.factory(profile.plugin_args.get(name), handle)
+
+        def take(point: str, base: type) -> list[Any]:
+            out = []
+            for ref in profile.enabled(point):
+                inst = self.instances[ref.name]
+                if not isinstance(inst, base):
+                    raise ConfigError(f"plugin {ref.name!r} does not extend {point}",
+                                      field=f"profile {profile.scheduler_name}")
+                out.append(inst)
+            return out
+
+        self.pre_enqueue: list[PreEnqueuePlugin] = take("preEnqueue", PreEnqueuePlugin)
+        self.queue_sort: list[QueueSortPlugin] = take("queueSort", QueueSortPlugin)
+        self.pre_filter: list[PreFilterPlugin] = take("preFilter", PreFilterPlugin)
+        self.filter: list[FilterPlugin] = take("filter", FilterPlugin)
+        self.post_filter: list[PostFilterPlugin] = take("postFilter", PostFilterPlugin)
+        self.pre_score: list[PreScorePlugin] = take("preScore", PreScorePlugin)
+        self.score: list[ScorePlugin] = take("score", ScorePlugin)
+        self.score_weights: dict[str, int] = {r.name: (r.weight or 1) for r in profile.enabled("score")}
+        self.reserve: list[ReservePlugin] = take("reserve", ReservePlugin)
+        self.permit: list[PermitPlugin] = take("permit", PermitPlugin)
+        self.pre_bind: list[PreBindPlugin] = take("preBind", PreBindPlugin)
+        self.bind: list[BindPlugin] = take("bind", BindPlugin)
+        self.post_bind: list[PostBindPlugin] = take("postBind", PostBindPlugin)
+        self.filter_names = [p.name for p in self.filter]
+        self.pre_filter_with_extensions = [p for p in self.pre_filter if p.HAS_EXTENSIONS]
+
+    @property
+    def profile_name(self) -> str:
+        return self.profile.scheduler_name
+
+    def percentage_of_nodes_to_score(self) -> int | None:
+        return self.profile.percentage_of_nodes_to_score
+
+    def has_scoring(self) -> bool:
+        return bool(self.score)
+
+    # ------------------------------------------------------------------ PreEnqueue / QueueSort
+    def run_pre_enqueue(self, pod: Pod) -> Status | None:
+        for p in self.pre_enqueue:
+            try:
+                st = p.pre_enqueue(pod)
+            except Exception as exc:  # noqa: BLE001 - a plugin fault is a status, the run goes on
+                return plugin_fault(p.name, "PreEnqueue", pod, exc)
+            if st is not None and st.code != Code.Success:
+                return st.with_plugin(p.name)
+        return None
+
+    # ------------------------------------------------------------------ PreFilter
+    def run_pre_filter(self, state: CycleState, pod: Pod,
+                       nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None, list[str]]:
+        """Returns (merged result, status, plugins that returned a node set)."""
+        result: PreFilterResult | None = None
+        returned_sets: list[str] = []
+        remembered: Status | None = None
+        for p in self.pre_filter:
+            try:
+                r, st = p.pre_filter(state, pod, nodes)
+            except Exception as exc:  # noqa: BLE001
+                return None, plugin_fault(p.name, "PreFilter", pod, exc), returned_sets
+            if st is not None and st.code == Code.Skip:
+                state.skip_filter_plugins.add(p.name)
+                continue
+            if st is not None and st.code != Code.Success:
+                st.plugin = p.name
+                if st.code == Code.UnschedulableAndUnresolvable:
+                    return None, st, returned_sets
+                if st.code == Code.Unschedulable:
+                    if remembered is None:
+                        remembered = st
+                    continue
+                err = Status(Code.Error, error=f'running PreFilter plugin "{p.name}": {st.message()}')
+                return None, err.with_plugin(p.name), returned_sets
+            if r is not None and not r.all_nodes():
+                returned_sets.append(p.name)
+                result = r if result is None else result.merge(r)
+                if not result.node_names:
+                    if len(returned_sets) == 1:
+                        msg = f"node(s) didn't satisfy plugin {returned_sets[0]}"
+                    else:
+                        msg = f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(returned_sets))}] simultaneously"
+                    return None, Status.unresolvable(msg).with_plugin(p.name), returned_sets
+        return result, remembered, returned_sets
+
+    def run_pre_filter_add_pod(self, state: CycleState, pod: Pod, to_add: Pod, node: NodeInfo) -> Status | None:
+        for p in self.pre_filter_with_extensions:
+            if p.name in state.skip_filter_plugins:
+                continue
+            st = p.add_pod(state, pod, to_add, node)
+            if st is not None and st.code != Code.Success:
+                return Status(Code.Error, error=f'running AddPod on PreFilter plugin "{p.name}": {st.message()}')
+        return None
+
+    def run_pre_filter_remove_pod(self, state: CycleState, pod: Pod, to_remove: Pod,
+                                  node: NodeInfo) -> Status | None:
+        for p in self.pre_filter_with_extensions:
+            if p.name in state.skip_filter_plugins:
+                continue
+            st = p.remove_pod(state, pod, to_remove, node)
+            if st is not None and st.code != Code.Success:
+                return Status(Code.Error, error=f'running RemovePod on PreFilter plugin "{p.name}": {st.message()}')
+        return None
+
+    # ------------------------------------------------------------------ Filter
+    def run_filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
+        """Filter plugins in order, stopping at the first non-success (PreFilter-skipped ones left out)."""
+        skip = state.skip_filter_plugins
+        for p in self.filter:
+            if skip and p.name in skip:
+                continue
+            try:
+                st = p.filter(state, pod, node)
+            except Exception as exc:  # noqa: BLE001
+                return plugin_fault(p.name, "Filter", pod, exc, node.name)
+            if st is not None and st.code != Code.Success:
+                if st.code not in _REJECTED:
+                    return Status(Code.Error, error=f'running "{p.name}" filter plugin: {st.message()}'
+                                  ).with_plugin(p.name)
+                st.plugin = p.name
+                return st
+        return None
+
+    def run_filter_each(self, state: CycleState, pod: Pod, node: NodeInfo) -> dict[str, Status]:
+        """Every Filter plugin alone on the node (the ``filter_all`` trace); Skip for PreFilter-skipped."""
+        out: dict[str, Status] = {}
+        for p in self.filter:
+            if p.name in state.skip_filter_plugins:
+                out[p.name] = Status(Code.Skip)
+                continue
+            try:
+                st = p.filter(state, pod, node)
+            except Exception as exc:  # noqa: BLE001
+                st = plugin_fault(p.name, "Filter", pod, exc, node.name)
+            out[p.name] = st if st is not None else Status()
+        return out
+
+    def add_nominated_pods(self, state: CycleState, pod: Pod,
+                           node: NodeInfo) -> tuple[bool, CycleState, NodeInfo, Status | None]:
+        nominated = self.handle.state.nominated_pods_for(node.name)
+        if not nominated:
+            return False, state, node, None
+        added = False
+        node_out = node
+        state_out = state
+        for np in nominated:
+            if np.priority >= pod.priority and np.uid != pod.uid:
+                if not added:
+                    node_out = node.clone()
+                    state_out = state.clone()
+                    added = True
+                node_out.add_pod(np)
+                st = self.run_pre_filter_add_pod(state_out, pod, np, node_out)
+                if st is not None:
+                    return False, state, node, st
+        return added, state_out, node_out, None
+
+    def run_filter_with_nominated(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
+        """Upstream ``RunFilterPluginsWithNominatedPods``: first with the higher/equal-priority pods
+        nominated to the node added; when any were added and that passed, once more without them."""
+        added, state_nom, node_nom, err = self.add_nominated_pods(state, pod, node)
+        if err is not None:
+            return err
+        st = self.run_filter(state_nom, pod, node_nom)
+        if (st is not None and st.code != Code.Success) or not added:
+            return st
+        return self.run_filter(state, pod, node)
+
+    # ------------------------------------------------------------------ PostFilter
+    def run_post_filter(self, state: CycleState, pod: Pod,
+                        statuses: NodeToStatus) -> tuple[PostFilterResult | None, Status]:
+        reasons: list[str] = []
+        result: PostFilterResult | None = None
+        last_plugin = ""
+        for p in self.post_filter:
+            try:
+                r, st = p.post_filter(state, pod, statuses)
+            except Exception as exc:  # noqa: BLE001
+                return None, plugin_fault(p.name, "PostFilter", pod, exc)
+            if st is None or st.code == Code.Success:
+                return r, Status().with_plugin(p.name)
+            st.plugin = p.name
+            if st.code == Code.UnschedulableAndUnresolvable or st.code == Code.Error:
+                return r, st
+            if st.code != Code.Unschedulable:
+                return r, st
+            reasons.extend(st.reasons)
+            if r is not None:
+                result = r
+            last_plugin = p.name
+        return result, Status(Code.Unschedulable, *reasons).with_plugin(last_plugin)
+
+    # ------------------------------------------------------------------ PreScore / Score
+    def run_pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        for p in self.pre_score:
+            try:
+                st = p.pre_score(state, pod, nodes)
+            except Exception as exc:  # noqa: BLE001
+                return plugin_fault(p.name, "PreScore", pod, exc)
+            if st is not None and st.code == Code.Skip:
+                state.skip_score_plugins.add(p.name)
+                continue
+            if st is not None and st.code != Code.Success:
+                return Status(Code.Error, error=f'running PreScore plugin "{p.name}": {st.message()}'
+                              ).with_plugin(p.name)
+        return None
+
+    def run_score(self, state: CycleState, pod: Pod,
+                  nodes: list[NodeInfo]) -> tuple[dict[str, list[NodeScore]], Status | None]:
+        """Weighted, normalized scores per plugin (plugins whose PreScore skipped are absent)."""
+        out: dict[str, list[NodeScore]] = {}
+        for p in self.score:
+            if p.name in state.skip_score_plugins:
+                continue
+            scores: list[NodeScore] = []
+            for n in nodes:
+                try:
+                    s, st = p.score(state, pod, n)
+                except Exception as exc:  # noqa: BLE001
+                    return out, plugin_fault(p.name, "Score", pod, exc, n.name)
+                if st is not None and st.code != Code.Success:
+                    return out, Status(Code.Error, error=f'running Score plugins: plugin "{p.name}" '
+                                                         f'failed with: {st.message()}').with_plugin(p.name)
+                scores.append(NodeScore(n.name, s))
+            if p.HAS_NORMALIZE:
+                try:
+                    st = p.normalize_score(state, pod, scores)
+                except Exception as exc:  # noqa: BLE001
+                    return out, plugin_fault(p.name, "NormalizeScore", pod, exc)
+                if st is not None and st.code != Code.Success:
+                    return out, Status(Code.Error, error=f'running Normalize on Score plugins: plugin '
+                                                         f'"{p.name}" failed with: {st.message()}')
+            weight = self.score_weights.get(p.name, 1)
+            for ns in scores:
+                if ns.score > MAX_NODE_SCORE or ns.score < MIN_NODE_SCORE:
+                    return out, Status(Code.Error, error=f'plugin "{p.name}" returns an invalid score {ns.score}, '
+                                                         f'it should in the range of [{MIN_NODE_SCORE}, '
+                                                         f'{MAX_NODE_SCORE}] after normalizing')
+                ns.score *= weight
+            out[p.name] = scores
+        return out, None
+
+    # ------------------------------------------------------------------ Reserve .. PostBind
+    def run_reserve(self, state: CycleState, pod: Pod, node: str) -> Status | None:
+        for p in self.reserve:
+            try:
+                st = p.reserve(state, pod, node)
+            except Exception as exc:  # noqa: BLE001
+                return plugin_fault(p.name, "Reserve", pod, exc, node)
+            if st is not None and st.code != Code.Success:
+                return st.with_plugin(p.name)
+        return None
+
+    def run_unreserve(self, state: CycleState, pod: Pod, node: str) -> None:
+        for p in reversed(self.reserve):
+            try:
+                p.unreserve(state, pod, node)
+            except Exception:  # noqa: BLE001,S110 - unreserve is best effort, as upstream
+                pass
+
+    def run_permit(self, state: CycleState, pod: Pod, node: str) -> Status | None:
+        waiting: Status | None = None
+        for p in self.permit:
+            try:
+                st, _timeout = p.permit(state, pod, node)
+            except Exception as exc:  # noqa: BLE001
+                return plugin_fault(p.name, "Permit", pod, exc, node)
+            if st is None or st.code == Code.Success:
+                continue
+            if st.code == Code.Wait:
+                waiting = st.with_plugin(p.name)
+                continue
+            return st.with_plugin(p.name)
+        return waiting
+
+    def run_pre_bind(self, state: CycleState, pod: Pod, node: str) -> Status | None:
+        for p in self.pre_bind:
+            if p.name in state.skip_prebind_plugins:
+                continue
+            try:
+                st = p.pre_bind(state, pod, node)
+            except Exception as exc:  # noqa: BLE001
+                return plugin_fault(p.name, "PreBind", pod, exc, node)
+            if st is not None and st.code != Code.Success:
+                return st.with_plugin(p.name)
+        return None
+
+    def run_bind(self, state: CycleState, pod: Pod, node: str) -> tuple[str, Status | None]:
+        """The plugin that bound the pod (the first that does not Skip)."""
+        for p in self.bind:
+            try:
+                st = p.bind(state, pod, node)
+            except Exception as exc:  # noqa: BLE001
+                return p.name, plugin_fault(p.name, "Bind", pod, exc, node)
+            if st is not None and st.code == Code.Skip:
+                continue
+            return p.name, (st.with_plugin(p.name) if st is not None and st.code != Code.Success else None)
+        return "", Status(Code.Error, error="no bind plugin bound the pod")
+
+    def run_post_bind(self, state: CycleState, pod: Pod, node: str) -> None:
+        for p in self.post_bind:
+            try:
+                p.post_bind(state, pod, node)
+            except Exception:  # noqa: BLE001,S110 - informational point, as upstream
+                pass

@@ -1,0 +1,1 @@
+"""Lean Kubernetes object model parsed from plain dicts."""

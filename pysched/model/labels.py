@@ -1,0 +1,278 @@
+"""Label selectors and node selectors with apimachinery's semantics.
+
+* ``LabelSelector`` from a ``metav1.LabelSelector`` dict: ``None`` matches nothing, ``{}`` matches
+  everything (and counts as *empty*).
+* ``NodeSelector`` from ``requiredDuringSchedulingIgnoredDuringExecution``: terms are ORed, a term with
+  no requirements is dropped, an invalid term matches nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from pysched.errors import SelectorError
+
+_NAME = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
+_DNS1123_SUB = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+
+
+def label_key_error(key: object) -> str | None:
+    """Why ``key`` is not a valid qualified label key, or None."""
+    if not isinstance(key, str):
+        return f"label key must be a string, got {type(key).__name__}"
+    prefix, _, name = key.rpartition("/")
+    if "/" in key and not prefix:
+        return f"invalid label key {key!r}: prefix part must be non-empty"
+    if prefix and (len(prefix) > 253 or not _DNS1123_SUB.match(prefix)):
+        return f"invalid label key {key!r}: prefix part must be a DNS-1123 subdomain"
+    if not name or len(name) > 63 or not _NAME.match(name):
+        return (f"invalid label key {key!r}: name part must consist of alphanumeric characters, '-', '_' "
+                f"or '.', and must start and end with an alphanumeric character")
+    return None
+
+
+def label_value_error(value: object) -> str | None:
+    """Why ``value`` is not a valid label value, or None."""
+    if not isinstance(value, str):
+        return f"label value must be a string, got {type(value).__name__} {value!r}"
+    if len(value) > 63 or not _VALUE.match(value):
+        return (f"invalid label value {value!r}: must be 63 characters or less and must be empty or begin "
+                f"and end with an alphanumeric character")
+    return None
+
+
+@dataclass(slots=True, frozen=True)
+class Requirement:
+    key: str
+    op: str  # In, NotIn, Exists, DoesNotExist, Gt, Lt (Gt/Lt only for node selectors)
+    values: frozenset[str]
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        op = self.op
+        if op == "In":
+            v = labels.get(self.key)
+            return v is not None and v in self.values
+        if op == "NotIn":
+            v = labels.get(self.key)
+            return v is None or v not in self.values
+        if op == "Exists":
+            return self.key in labels
+        if op == "DoesNotExist":
+            return self.key not in labels
+        if op in ("Gt", "Lt"):
+            v = labels.get(self.key)
+            if v is None:
+                return False
+            try:
+                have = _parse_int64(v)
+            except ValueError:
+                return False
+            want = _parse_int64(next(iter(self.values)))
+            return have > want if op == "Gt" else have < want
+        return False
+
+
+def _parse_int64(text: str) -> int:
+    if not re.fullmatch(r"[+-]?\d+", text):
+        raise ValueError(text)
+    n = int(text)
+    if not -(2**63) <= n < 2**63:
+        raise ValueError(text)
+    return n
+
+
+_LABEL_OPS = {"In", "NotIn", "Exists", "DoesNotExist"}
+
+
+class LabelSelector:
+    """A parsed ``metav1.LabelSelector``."""
+
+    __slots__ = ("requirements", "nothing", "_eq")
+
+    def __init__(self, requirements: tuple[Requirement, ...] = (), nothing: bool = False) -> None:
+        self.requirements = requirements
+        self.nothing = nothing
+        # Fast path: a selector made only of equalities.
+        eq = [(r.key, next(iter(r.values))) for r in requirements if r.op == "In" and len(r.values) == 1]
+        self._eq = tuple(eq) if len(eq) == len(requirements) else None
+
+    @classmethod
+    def parse(cls, raw: Mapping | None, field: str = "labelSelector") -> LabelSelector:
+        """Parse a LabelSelector dict; None → matches nothing. Raises SelectorError."""
+        if raw is None:
+            return NOTHING
+        if not isinstance(raw, Mapping):
+            raise SelectorError(f"{field}: expected an object, got {type(raw).__name__}")
+        reqs: list[Requirement] = []
+        ml = raw.get("matchLabels") or {}
+        if not isinstance(ml, Mapping):
+            raise SelectorError(f"{field}.matchLabels: expected a map of strings")
+        for k, v in ml.items():
+            err = label_key_error(k) or label_value_error(v)
+            if err:
+                raise SelectorError(f"{field}.matchLabels: {err}")
+            reqs.append(Requirement(k, "In", frozenset((v,))))
+        exprs = raw.get("matchExpressions") or []
+        if not isinstance(exprs, list):
+            raise SelectorError(f"{field}.matchExpressions: expected a list")
+        for i, e in enumerate(exprs):
+            reqs.append(_parse_requirement(e, f"{field}.matchExpressions[{i}]", _LABEL_OPS))
+        # apimachinery sorts requirements by key; order only matters for printing.
+        reqs.sort(key=lambda r: r.key)
+        return cls(tuple(reqs))
+
+    @classmethod
+    def from_map(cls, labels: Mapping[str, str]) -> LabelSelector:
+        """``labels.SelectorFromSet``: equality on every pair (an empty map selects everything)."""
+        return cls(tuple(Requirement(k, "In", frozenset((v,))) for k, v in sorted(labels.items())))
+
+    @property
+    def empty(self) -> bool:
+        return not self.nothing and not self.requirements
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        if self.nothing:
+            return False
+        eq = self._eq
+        if eq is not None:
+            for k, v in eq:
+                if labels.get(k) != v:
+                    return False
+            return True
+        for r in self.requirements:
+            if not r.matches(labels):
+                return False
+        return True
+
+    def with_requirements(self, extra: tuple[Requirement, ...]) -> LabelSelector:
+        if self.nothing:
+            return self
+        return LabelSelector(tuple(sorted(self.requirements + extra, key=lambda r: r.key)))
+
+    def __repr__(self) -> str:
+        if self.nothing:
+            return "LabelSelector(<nothing>)"
+        return f"LabelSelector({', '.join(f'{r.key} {r.op} {sorted(r.values)}' for r in self.requirements)})"
+
+
+NOTHING = LabelSelector((), nothing=True)
+EVERYTHING = LabelSelector(())
+
+
+def _parse_requirement(e: object, field: str, ops: set[str]) -> Requirement:
+    if not isinstance(e, Mapping):
+        raise SelectorError(f"{field}: expected an object")
+    key, op, values = e.get("key"), e.get("operator"), e.get("values") or []
+    err = label_key_error(key)
+    if err:
+        raise SelectorError(f"{field}.key: {err}")
+    if op not in ops:
+        raise SelectorError(f"{field}.operator: {op!r} is not a valid selector operator "
+                            f"(expected one of {', '.join(sorted(ops))})")
+    if not isinstance(values, list):
+        raise SelectorError(f"{field}.values: expected a list of strings")
+    if op in ("In", "NotIn") and not values:
+        raise SelectorError(f"{field}.values: for 'in', 'notin' operators, values set can't be empty")
+    if op in ("Exists", "DoesNotExist") and values:
+        raise SelectorError(f"{field}.values: values set must be empty for exists and does not exist")
+    if op in ("Gt", "Lt"):
+        if len(values) != 1:
+            raise SelectorError(f"{field}.values: for 'Gt', 'Lt' operators, exactly one value is required")
+        try:
+            _parse_int64(str(values[0]))
+        except ValueError:
+            raise SelectorError(f"{field}.values: for 'Gt', 'Lt' operators, the value must be an integer")
+    for v in values:
+        verr = label_value_error(v)
+        if verr:
+            raise SelectorError(f"{field}.values: {verr}")
+    return Requirement(key, op, frozenset(values))
+
+
+class NodeSelectorTerm:
+    __slots__ = ("expressions", "fields", "valid")
+
+    def __init__(self, expressions: tuple[Requirement, ...], fields: tuple[Requirement, ...], valid: bool):
+        self.expressions = expressions
+        self.fields = fields
+        self.valid = valid
+
+    @classmethod
+    def parse(cls, raw: object) -> NodeSelectorTerm | None:
+        """None when the term has no requirements (upstream drops it)."""
+        if not isinstance(raw, Mapping):
+            return cls((), (), False)
+        exprs = raw.get("matchExpressions") or []
+        fields = raw.get("matchFields") or []
+        if not exprs and not fields:
+            return None
+        try:
+            e = tuple(_parse_requirement(x, "matchExpressions", _LABEL_OPS | {"Gt", "Lt"}) for x in exprs)
+            f = tuple(_parse_field_requirement(x) for x in fields)
+        except SelectorError:
+            return cls((), (), False)
+        return cls(e, f, True)
+
+    def matches(self, labels: Mapping[str, str], node_name: str) -> bool:
+        if not self.valid:
+            return False
+        for r in self.expressions:
+            if not r.matches(labels):
+                return False
+        if self.fields and node_name:
+            fl = {"metadata.name": node_name}
+            for r in self.fields:
+                if not r.matches(fl):
+                    return False
+        return True
+
+
+def _parse_field_requirement(e: object) -> Requirement:
+    if not isinstance(e, Mapping):
+        raise SelectorError("matchFields: expected an object")
+    key, op, values = e.get("key"), e.get("operator"), e.get("values") or []
+    if key != "metadata.name" or op not in ("In", "NotIn") or not isinstance(values, list) or len(values) != 1:
+        raise SelectorError("matchFields: only metadata.name with In/NotIn and one value")
+    return Requirement(key, op, frozenset(str(v) for v in values))
+
+
+class NodeSelector:
+    """``v1.NodeSelector``: ORed terms."""
+
+    __slots__ = ("terms",)
+
+    def __init__(self, terms: tuple[NodeSelectorTerm, ...]) -> None:
+        self.terms = terms
+
+    @classmethod
+    def parse(cls, raw: Mapping | None) -> NodeSelector:
+        terms_raw = (raw or {}).get("nodeSelectorTerms") or []
+        terms = []
+        for t in terms_raw if isinstance(terms_raw, list) else []:
+            parsed = NodeSelectorTerm.parse(t)
+            if parsed is not None:
+                terms.append(parsed)
+        return cls(tuple(terms))
+
+    def matches(self, labels: Mapping[str, str], node_name: str) -> bool:
+        for t in self.terms:
+            if t.matches(labels, node_name):
+                return True
+        return False
+
+
+def validate_label_map(labels: object, field: str) -> list[str]:
+    """Errors of a metadata.labels map (empty when valid)."""
+    if labels is None:
+        return []
+    if not isinstance(labels, Mapping):
+        return [f"{field}: expected a map of strings, got {type(labels).__name__}"]
+    errs = []
+    for k, v in labels.items():
+        err = label_key_error(k) or label_value_error(v)
+        if err:
+            errs.append(f"{field}: {err}")
+    return errs

@@ -1,0 +1,675 @@
+"""Slotted dataclasses for the Kubernetes objects the scheduler reads, parsed from plain dicts.
+
+Parsing raises ``FieldError`` with the field path; loaders add the file and object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pysched.errors import QuantityError, SelectorError
+from pysched.model.labels import EVERYTHING, NOTHING, LabelSelector, NodeSelector, NodeSelectorTerm
+from pysched.model.quantity import to_milli
+from pysched.model.resources import NON_ZERO_DEFAULTS, add_lists, is_pod_level_supported, max_lists
+
+
+class FieldError(ValueError):
+    """A field of an object holds something unexpected."""
+
+    def __init__(self, path: str, message: str) -> None:
+        self.path = path
+        self.message = message
+        super().__init__(f"{path}: {message}")
+
+
+# --------------------------------------------------------------------------- helpers
+
+def _map(raw: Mapping, key: str, path: str) -> dict:
+    v = raw.get(key)
+    if v is None:
+        return {}
+    if not isinstance(v, Mapping):
+        raise FieldError(f"{path}.{key}", f"expected an object, got {type(v).__name__}")
+    return v  # type: ignore[return-value]
+
+
+def _list(raw: Mapping, key: str, path: str) -> list:
+    v = raw.get(key)
+    if v is None:
+        return []
+    if not isinstance(v, list):
+        raise FieldError(f"{path}.{key}", f"expected a list, got {type(v).__name__}")
+    return v
+
+
+def _str(raw: Mapping, key: str, path: str, default: str = "") -> str:
+    v = raw.get(key)
+    if v is None:
+        return default
+    if not isinstance(v, str):
+        raise FieldError(f"{path}.{key}", f"expected a string, got {type(v).__name__} {v!r}")
+    return v
+
+
+def _int(raw: Mapping, key: str, path: str, default: int | None = None) -> int | None:
+    v = raw.get(key)
+    if v is None:
+        return default
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise FieldError(f"{path}.{key}", f"expected an integer, got {type(v).__name__} {v!r}")
+    return v
+
+
+def _labels(raw: Mapping, key: str, path: str) -> dict[str, str]:
+    v = _map(raw, key, path)
+    for k, val in v.items():
+        if not isinstance(val, str):
+            raise FieldError(f"{path}.{key}.{k}", f"label values must be strings, got {type(val).__name__} {val!r}")
+    return v
+
+
+def parse_resource_list(raw: object, path: str, allow_negative: bool = False) -> dict[str, int]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise FieldError(path, f"expected a map of resource quantities, got {type(raw).__name__}")
+    out: dict[str, int] = {}
+    for name, q in raw.items():
+        try:
+            milli = to_milli(q)
+        except QuantityError as e:
+            raise FieldError(f"{path}.{name}", str(e)) from None
+        if milli < 0 and not allow_negative:
+            raise FieldError(f"{path}.{name}", f"must be greater than or equal to 0, got {q!r}")
+        out[str(name)] = milli
+    return out
+
+
+def _selector(raw: object, path: str) -> LabelSelector:
+    try:
+        return LabelSelector.parse(raw, path)  # type: ignore[arg-type]
+    except SelectorError as e:
+        raise FieldError(path, str(e)) from None
+
+
+def selector_or_error(raw: object, path: str) -> LabelSelector | str:
+    """A selector, or its parse error as text (pods with bad selectors fail at PreFilter upstream)."""
+    try:
+        return LabelSelector.parse(raw, path)  # type: ignore[arg-type]
+    except SelectorError as e:
+        return str(e)
+
+
+@dataclass(slots=True)
+class ObjectMeta:
+    name: str
+    namespace: str
+    uid: str
+    labels: dict[str, str]
+    annotations: dict[str, str]
+    creation: str
+    owner_refs: list[dict]
+    deletion_timestamp: str | None
+
+    @classmethod
+    def parse(cls, raw: Mapping, path: str = "metadata", namespaced: bool = True) -> ObjectMeta:
+        if not isinstance(raw, Mapping):
+            raise FieldError(path, "expected an object")
+        name = raw.get("name")
+        if not isinstance(name, str) or not name:
+            raise FieldError(f"{path}.name", "required: a non-empty string")
+        ns = _str(raw, "namespace", path, "default" if namespaced else "")
+        return cls(
+            name=name,
+            namespace=ns if namespaced else "",
+            uid=_str(raw, "uid", path) or "",
+            labels=_labels(raw, "labels", path),
+            annotations=_map(raw, "annotations", path),
+            creation=str(raw.get("creationTimestamp") or ""),
+            owner_refs=[o for o in _list(raw, "ownerReferences", path) if isinstance(o, Mapping)],
+            deletion_timestamp=raw.get("deletionTimestamp"),
+        )
+
+    def controller_ref(self) -> dict | None:
+        for o in self.owner_refs:
+            if o.get("controller") is True:
+                return o
+        return None
+
+
+# --------------------------------------------------------------------------- taints and tolerations
+
+@dataclass(slots=True, frozen=True)
+class Taint:
+    key: str
+    value: str
+    effect: str
+
+    @classmethod
+    def parse(cls, raw: object, path: str) -> Taint:
+        if not isinstance(raw, Mapping):
+            raise FieldError(path, "expected an object")
+        effect = _str(raw, "effect", path)
+        if effect not in ("NoSchedule", "PreferNoSchedule", "NoExecute"):
+            raise FieldError(f"{path}.effect", f"unsupported value {effect!r}: supported values: "
+                             f"\"NoExecute\", \"NoSchedule\", \"PreferNoSchedule\"")
+        key = _str(raw, "key", path)
+        if not key:
+            raise FieldError(f"{path}.key", "required")
+        return cls(key, _str(raw, "value", path), effect)
+
+
+@dataclass(slots=True, frozen=True)
+class Toleration:
+    key: str
+    operator: str
+    value: str
+    effect: str
+
+    @classmethod
+    def parse(cls, raw: object, path: str) -> Toleration:
+        if not isinstance(raw, Mapping):
+            raise FieldError(path, "expected an object")
+        op = _str(raw, "operator", path)
+        if op not in ("", "Equal", "Exists"):
+            raise FieldError(f"{path}.operator", f"unsupported value {op!r}: supported values: \"Equal\", \"Exists\"")
+        effect = _str(raw, "effect", path)
+        if effect not in ("", "NoSchedule", "PreferNoSchedule", "NoExecute"):
+            raise FieldError(f"{path}.effect", f"unsupported value {effect!r}: supported values: "
+                             f"\"NoExecute\", \"NoSchedule\", \"PreferNoSchedule\"")
+        return cls(_str(raw, "key", path), op, _str(raw, "value", path), effect)
+
+    def tolerates(self, taint: Taint) -> bool:
+        """``Toleration.ToleratesTaint``."""
+        if self.effect and self.effect != taint.effect:
+            return False
+        if self.key and self.key != taint.key:
+            return False
+        if self.operator == "Exists":
+            return True
+        if self.operator in ("", "Equal"):
+            return self.value == taint.value
+        return False
+
+
+def tolerates_taint(tolerations: tuple[Toleration, ...] | list[Toleration], taint: Taint) -> bool:
+    for t in tolerations:
+        if t.tolerates(taint):
+            return True
+    return False
+
+
+# --------------------------------------------------------------------------- pod affinity
+
+@dataclass(slots=True)
+class AffinityTerm:
+    """A parsed PodAffinityTerm (upstream ``fwk.AffinityTerm``)."""
+
+    namespaces: frozenset[str]
+    selector: LabelSelector
+    topology_key: str
+    namespace_selector: LabelSelector  # NOTHING when nil
+    weight: int = 0
+
+    def matches(self, pod: Pod, ns_labels: Mapping[str, str] | None) -> bool:
+        if pod.namespace in self.namespaces or (ns_labels is not None and self.namespace_selector.matches(ns_labels)):
+            return self.selector.matches(pod.labels)
+        return False
+
+
+def _parse_affinity_term(raw: object, path: str, owner: ObjectMeta, weight: int = 0) -> AffinityTerm:
+    if not isinstance(raw, Mapping):
+        raise FieldError(path, "expected an object")
+    ns_list = _list(raw, "namespaces", path)
+    ns_sel_raw = raw.get("namespaceSelector")
+    sel = LabelSelector.parse(raw.get("labelSelector"), f"{path}.labelSelector")
+    ns_sel = LabelSelector.parse(ns_sel_raw, f"{path}.namespaceSelector") if ns_sel_raw is not None else NOTHING
+    namespaces = frozenset(str(n) for n in ns_list)
+    if not namespaces and ns_sel_raw is None:
+        namespaces = frozenset((owner.namespace,))
+    tk = _str(raw, "topologyKey", path)
+    return AffinityTerm(namespaces, sel, tk, ns_sel, weight)
+
+
+@dataclass(slots=True)
+class PodAffinity:
+    required_affinity: list[AffinityTerm] = field(default_factory=list)
+    preferred_affinity: list[AffinityTerm] = field(default_factory=list)
+    required_anti: list[AffinityTerm] = field(default_factory=list)
+    preferred_anti: list[AffinityTerm] = field(default_factory=list)
+    parse_error: str | None = None
+    has_affinity: bool = False  # podAffinity or podAntiAffinity present (upstream podWithAffinity)
+
+    @classmethod
+    def parse(cls, affinity: Mapping, path: str, meta: ObjectMeta) -> PodAffinity:
+        pa = affinity.get("podAffinity") or {}
+        paa = affinity.get("podAntiAffinity") or {}
+        out = cls(has_affinity=bool(affinity.get("podAffinity") is not None or affinity.get("podAntiAffinity") is not None))
+        try:
+            for attr, src, sub in (("required_affinity", pa, "podAffinity"), ("required_anti", paa, "podAntiAffinity")):
+                for i, t in enumerate(src.get("requiredDuringSchedulingIgnoredDuringExecution") or []):
+                    getattr(out, attr).append(_parse_affinity_term(
+                        t, f"{path}.{sub}.requiredDuringSchedulingIgnoredDuringExecution[{i}]", meta))
+            for attr, src, sub in (("preferred_affinity", pa, "podAffinity"), ("preferred_anti", paa, "podAntiAffinity")):
+                for i, w in enumerate(src.get("preferredDuringSchedulingIgnoredDuringExecution") or []):
+                    p = f"{path}.{sub}.preferredDuringSchedulingIgnoredDuringExecution[{i}]"
+                    if not isinstance(w, Mapping):
+                        raise FieldError(p, "expected an object")
+                    getattr(out, attr).append(_parse_affinity_term(
+                        w.get("podAffinityTerm") or {}, f"{p}.podAffinityTerm", meta, _int(w, "weight", p, 0) or 0))
+        except SelectorError as e:
+            out.parse_error = str(e)
+        return out
+
+
+# --------------------------------------------------------------------------- topology spread
+
+@dataclass(slots=True)
+class SpreadConstraint:
+    max_skew: int
+    topology_key: str
+    when_unsatisfiable: str
+    selector: LabelSelector
+    min_domains: int | None
+    node_affinity_policy: str | None
+    node_taints_policy: str | None
+    match_label_keys: list[str]
+
+    @classmethod
+    def parse(cls, raw: object, path: str) -> SpreadConstraint:
+        if not isinstance(raw, Mapping):
+            raise FieldError(path, "expected an object")
+        when = _str(raw, "whenUnsatisfiable", path)
+        if when not in ("DoNotSchedule", "ScheduleAnyway"):
+            raise FieldError(f"{path}.whenUnsatisfiable", f"unsupported value {when!r}: supported values: "
+                             f"\"DoNotSchedule\", \"ScheduleAnyway\"")
+        max_skew = _int(raw, "maxSkew", path, None)
+        if max_skew is None or max_skew <= 0:
+            raise FieldError(f"{path}.maxSkew", "must be greater than zero")
+        tk = _str(raw, "topologyKey", path)
+        if not tk:
+            raise FieldError(f"{path}.topologyKey", "can not be empty")
+        return cls(
+            max_skew=max_skew,
+            topology_key=tk,
+            when_unsatisfiable=when,
+            selector=_selector(raw.get("labelSelector"), f"{path}.labelSelector"),
+            min_domains=_int(raw, "minDomains", path, None),
+            node_affinity_policy=raw.get("nodeAffinityPolicy"),
+            node_taints_policy=raw.get("nodeTaintsPolicy"),
+            match_label_keys=[str(k) for k in _list(raw, "matchLabelKeys", path)],
+        )
+
+
+# --------------------------------------------------------------------------- containers and pods
+
+@dataclass(slots=True)
+class ContainerPort:
+    host_ip: str
+    protocol: str
+    host_port: int
+    container_port: int
+
+
+@dataclass(slots=True)
+class Container:
+    name: str
+    image: str
+    requests: dict[str, int]
+    limits: dict[str, int]
+    ports: list[ContainerPort]
+    restartable: bool  # init container with restartPolicy Always (a sidecar)
+
+    @classmethod
+    def parse(cls, raw: object, path: str) -> Container:
+        if not isinstance(raw, Mapping):
+            raise FieldError(path, "expected an object")
+        res = _map(raw, "resources", path)
+        requests = parse_resource_list(res.get("requests"), f"{path}.resources.requests")
+        limits = parse_resource_list(res.get("limits"), f"{path}.resources.limits")
+        # API defaulting: a limit without a request sets the request.
+        for k, v in limits.items():
+            if k not in requests:
+                requests[k] = v
+        ports = []
+        for i, p in enumerate(_list(raw, "ports", path)):
+            pp = f"{path}.ports[{i}]"
+            if not isinstance(p, Mapping):
+                raise FieldError(pp, "expected an object")
+            ports.append(ContainerPort(_str(p, "hostIP", pp), _str(p, "protocol", pp, "TCP") or "TCP",
+                                       _int(p, "hostPort", pp, 0) or 0, _int(p, "containerPort", pp, 0) or 0))
+        return cls(_str(raw, "name", path), _str(raw, "image", path), requests, limits, ports,
+                   raw.get("restartPolicy") == "Always")
+
+
+@dataclass(slots=True)
+class HostPort:
+    ip: str
+    protocol: str
+    port: int
+
+
+@dataclass(slots=True, eq=False)
+class Pod:
+    meta: ObjectMeta
+    raw: dict
+    node_name: str
+    scheduler_name: str
+    priority: int
+    priority_class_name: str
+    preemption_policy: str
+    node_selector: dict[str, str] | None
+    node_affinity_required: NodeSelector | None
+    node_affinity_preferred: list[tuple[int, NodeSelectorTerm | None]] | None
+    affinity: PodAffinity
+    tolerations: tuple[Toleration, ...]
+    spread_constraints: list[SpreadConstraint]
+    scheduling_gates: list[str]
+    containers: list[Container]
+    init_containers: list[Container]
+    overhead: dict[str, int]
+    pod_requests: dict[str, int]  # spec.resources.requests (pod-level)
+    host_network: bool
+    volumes: list[dict]
+    resource_claims: list[dict]
+    phase: str
+    start_time: str | None
+    nominated_node_name: str
+    conditions: list[dict]
+    index: int = 0  # input order, for the queue's last tie-break
+    # derived
+    requests: Any = None  # Resource: PodRequests with pod-level resources and overhead (NodeInfo.Requested)
+    non0_cpu: int = 0
+    non0_mem: int = 0
+    host_ports: list[HostPort] = field(default_factory=list)
+    key: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.meta.name
+
+    @property
+    def namespace(self) -> str:
+        return self.meta.namespace
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return self.meta.labels
+
+    @property
+    def uid(self) -> str:
+        return self.meta.uid or self.key
+
+    @property
+    def terminating(self) -> bool:
+        return self.meta.deletion_timestamp is not None
+
+    @property
+    def has_required_anti_affinity(self) -> bool:
+        return bool(self.affinity.required_anti)
+
+    @property
+    def uses_pvcs(self) -> bool:
+        return any("persistentVolumeClaim" in v or "ephemeral" in v for v in self.volumes)
+
+    def all_containers(self) -> list[Container]:
+        return self.init_containers + self.containers
+
+    def compute_requests(self, non_missing: Mapping[str, int] | None = None, skip_pod_level: bool = False,
+                         exclude_overhead: bool = False) -> dict[str, int]:
+        """Upstream ``PodRequests`` in milli-units."""
+        reqs: dict[str, int] = {}
+        for c in self.containers:
+            add_lists(reqs, _with_defaults(c.requests, non_missing))
+        sidecars: dict[str, int] = {}
+        init_max: dict[str, int] = {}
+        for c in self.init_containers:
+            creq = _with_defaults(c.requests, non_missing)
+            if c.restartable:
+                add_lists(reqs, creq)
+                add_lists(sidecars, creq)
+                usage = sidecars
+            else:
+                usage = dict(creq)
+                add_lists(usage, sidecars)
+            max_lists(init_max, usage)
+        max_lists(reqs, init_max)
+        if not skip_pod_level and self.pod_level_requests_set():
+            for k, v in self.pod_requests.items():
+                if is_pod_level_supported(k):
+                    reqs[k] = v
+        if not exclude_overhead and self.overhead:
+            add_lists(reqs, self.overhead)
+        return reqs
+
+    def pod_level_requests_set(self) -> bool:
+        return any(is_pod_level_supported(k) for k in self.pod_requests)
+
+
+def _with_defaults(reqs: dict[str, int], non_missing: Mapping[str, int] | None) -> dict[str, int]:
+    if not non_missing:
+        return reqs
+    out = dict(reqs)
+    for k, v in non_missing.items():
+        if k not in reqs:
+            out[k] = v
+    return out
+
+
+def derive_pod(pod: Pod) -> None:
+    """Fill the derived fields NodeInfo and the plugins read many times."""
+    from pysched.model.resources import CPU, MEMORY, Resource
+    reqs = pod.compute_requests()
+    pod.requests = Resource.from_list(reqs)
+    if pod.pod_level_requests_set():
+        non_missing = {k: v for k, v in NON_ZERO_DEFAULTS.items() if k not in reqs}
+    else:
+        non_missing = NON_ZERO_DEFAULTS
+    non0 = pod.compute_requests(non_missing) if non_missing else reqs
+    pod.non0_cpu = non0.get(CPU, 0)
+    pod.non0_mem = -((-non0.get(MEMORY, 0)) // 1000)
+    pod.host_ports = host_ports_of(pod)
+    pod.key = f"{pod.namespace}/{pod.name}"
+
+
+def host_ports_of(pod: Pod) -> list[HostPort]:
+    """Upstream ``GetHostPorts``: sidecar init containers first, then containers; hostPort > 0 only."""
+    out = []
+    for c in [c for c in pod.init_containers if c.restartable] + pod.containers:
+        for p in c.ports:
+            hp = p.host_port
+            if pod.host_network and hp == 0:
+                hp = p.container_port  # hostNetwork pods: API defaulting sets hostPort = containerPort
+            if hp > 0:
+                out.append(HostPort(p.host_ip, p.protocol or "TCP", hp))
+    return out
+
+
+def parse_pod(raw: Mapping, index: int = 0) -> Pod:
+    meta = ObjectMeta.parse(raw.get("metadata"), "metadata")
+    spec = _map(raw, "spec", "")
+    status = _map(raw, "status", "")
+    sp = "spec"
+    containers = [Container.parse(c, f"{sp}.containers[{i}]") for i, c in enumerate(_list(spec, "containers", sp))]
+    init = [Container.parse(c, f"{sp}.initContainers[{i}]") for i, c in enumerate(_list(spec, "initContainers", sp))]
+    affinity = _map(spec, "affinity", sp)
+    na = affinity.get("nodeAffinity") or {}
+    if not isinstance(na, Mapping):
+        raise FieldError(f"{sp}.affinity.nodeAffinity", "expected an object")
+    req_raw = na.get("requiredDuringSchedulingIgnoredDuringExecution")
+    pref_raw = na.get("preferredDuringSchedulingIgnoredDuringExecution")
+    preferred = None
+    if pref_raw is not None:
+        preferred = []
+        for i, p in enumerate(pref_raw if isinstance(pref_raw, list) else []):
+            if not isinstance(p, Mapping):
+                raise FieldError(f"{sp}.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[{i}]",
+                                 "expected an object")
+            preferred.append((_int(p, "weight", "weight", 0) or 0, NodeSelectorTerm.parse(p.get("preference") or {})))
+    node_selector = spec.get("nodeSelector")
+    if node_selector is not None:
+        node_selector = _labels(spec, "nodeSelector", sp)
+    tolerations = tuple(Toleration.parse(t, f"{sp}.tolerations[{i}]") for i, t in enumerate(_list(spec, "tolerations", sp)))
+    tsc = [SpreadConstraint.parse(c, f"{sp}.topologySpreadConstraints[{i}]")
+           for i, c in enumerate(_list(spec, "topologySpreadConstraints", sp))]
+    gates = []
+    for i, g in enumerate(_list(spec, "schedulingGates", sp)):
+        if not isinstance(g, Mapping) or not isinstance(g.get("name"), str):
+            raise FieldError(f"{sp}.schedulingGates[{i}].name", "required: a string")
+        gates.append(g["name"])
+    pod_res = _map(spec, "resources", sp)
+    pod_requests = parse_resource_list(pod_res.get("requests"), f"{sp}.resources.requests")
+    pod_limits = parse_resource_list(pod_res.get("limits"), f"{sp}.resources.limits")
+    for k, v in pod_limits.items():
+        if k not in pod_requests and is_pod_level_supported(k):
+            pod_requests[k] = v
+    pod = Pod(
+        meta=meta,
+        raw=raw,  # type: ignore[arg-type]
+        node_name=_str(spec, "nodeName", sp),
+        scheduler_name=_str(spec, "schedulerName", sp) or "default-scheduler",
+        priority=_int(spec, "priority", sp, 0) or 0,
+        priority_class_name=_str(spec, "priorityClassName", sp),
+        preemption_policy=_str(spec, "preemptionPolicy", sp) or "PreemptLowerPriority",
+        node_selector=node_selector,
+        node_affinity_required=NodeSelector.parse(req_raw) if req_raw is not None else None,
+        node_affinity_preferred=preferred,
+        affinity=PodAffinity.parse(affinity, f"{sp}.affinity", meta),
+        tolerations=tolerations,
+        spread_constraints=tsc,
+        scheduling_gates=gates,
+        containers=containers,
+        init_containers=init,
+        overhead=parse_resource_list(spec.get("overhead"), f"{sp}.overhead"),
+        pod_requests=pod_requests,
+        host_network=bool(spec.get("hostNetwork")),
+        volumes=[v for v in _list(spec, "volumes", sp) if isinstance(v, Mapping)],
+        resource_claims=[v for v in _list(spec, "resourceClaims", sp) if isinstance(v, Mapping)],
+        phase=_str(status, "phase", "status"),
+        start_time=status.get("startTime"),
+        nominated_node_name=_str(status, "nominatedNodeName", "status"),
+        conditions=[c for c in _list(status, "conditions", "status") if isinstance(c, Mapping)],
+        index=index,
+    )
+    derive_pod(pod)
+    return pod
+
+
+# --------------------------------------------------------------------------- nodes
+
+@dataclass(slots=True)
+class NodeImage:
+    names: list[str]
+    size: int
+
+
+@dataclass(slots=True, eq=False)
+class Node:
+    meta: ObjectMeta
+    raw: dict
+    unschedulable: bool
+    taints: tuple[Taint, ...]
+    allocatable: dict[str, int]
+    images: list[NodeImage]
+
+    @property
+    def name(self) -> str:
+        return self.meta.name
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return self.meta.labels
+
+
+def parse_node(raw: Mapping) -> Node:
+    meta = ObjectMeta.parse(raw.get("metadata"), "metadata", namespaced=False)
+    spec = _map(raw, "spec", "")
+    status = _map(raw, "status", "")
+    taints = tuple(Taint.parse(t, f"spec.taints[{i}]") for i, t in enumerate(_list(spec, "taints", "spec")))
+    alloc_raw = status.get("allocatable")
+    if alloc_raw is None:
+        alloc_raw = status.get("capacity")
+    images = []
+    for i, im in enumerate(_list(status, "images", "status")):
+        if not isinstance(im, Mapping):
+            raise FieldError(f"status.images[{i}]", "expected an object")
+        names = [str(n) for n in (im.get("names") or [])]
+        images.append(NodeImage(names, _int(im, "sizeBytes", f"status.images[{i}]", 0) or 0))
+    return Node(meta, raw, bool(spec.get("unschedulable")), taints,  # type: ignore[arg-type]
+                parse_resource_list(alloc_raw, "status.allocatable"), images)
+
+
+# --------------------------------------------------------------------------- other kinds
+
+@dataclass(slots=True)
+class PriorityClass:
+    name: str
+    value: int
+    global_default: bool
+    preemption_policy: str | None
+
+
+def parse_priority_class(raw: Mapping) -> PriorityClass:
+    meta = ObjectMeta.parse(raw.get("metadata"), "metadata", namespaced=False)
+    value = _int(raw, "value", "", None)
+    if value is None:
+        raise FieldError("value", "required: an integer")
+    return PriorityClass(meta.name, value, bool(raw.get("globalDefault")), raw.get("preemptionPolicy"))
+
+
+@dataclass(slots=True)
+class PodDisruptionBudget:
+    meta: ObjectMeta
+    selector: LabelSelector
+    disruptions_allowed: int
+    disrupted_pods: frozenset[str]
+
+
+def parse_pdb(raw: Mapping) -> PodDisruptionBudget:
+    meta = ObjectMeta.parse(raw.get("metadata"), "metadata")
+    spec = _map(raw, "spec", "")
+    status = _map(raw, "status", "")
+    sel_raw = spec.get("selector")
+    selector = _selector(sel_raw, "spec.selector") if sel_raw is not None else NOTHING
+    return PodDisruptionBudget(meta, selector, _int(status, "disruptionsAllowed", "status", 0) or 0,
+                               frozenset((status.get("disruptedPods") or {}).keys()))
+
+
+@dataclass(slots=True)
+class Namespace:
+    name: str
+    labels: dict[str, str]
+
+
+def parse_namespace(raw: Mapping) -> Namespace:
+    meta = ObjectMeta.parse(raw.get("metadata"), "metadata", namespaced=False)
+    labels = dict(meta.labels)
+    labels.setdefault("kubernetes.io/metadata.name", meta.name)  # the API server always sets it
+    return Namespace(meta.name, labels)
+
+
+@dataclass(slots=True)
+class Workload:
+    """A Service, ReplicationController, ReplicaSet or StatefulSet: only its selector matters here."""
+
+    kind: str
+    meta: ObjectMeta
+    selector_map: dict[str, str] | None  # Service / RC: a plain map (None when nil)
+    selector: LabelSelector | None  # RS / STS: a LabelSelector
+
+
+def parse_workload(raw: Mapping, kind: str) -> Workload:
+    meta = ObjectMeta.parse(raw.get("metadata"), "metadata")
+    spec = _map(raw, "spec", "")
+    if kind in ("Service", "ReplicationController"):
+        sel = spec.get("selector")
+        if sel is not None:
+            sel = _labels(spec, "selector", "spec")
+        return Workload(kind, meta, sel, None)
+    sel_raw = spec.get("selector")
+    return Workload(kind, meta, None, _selector(sel_raw, "spec.selector") if sel_raw is not None else NOTHING)
+
+
+__all__ = ["EVERYTHING", "NOTHING"]

@@ -1,0 +1,79 @@
+"""Kubernetes resource quantities, parsed exactly as the API server does.
+
+Quantities are kept as integer *milli-units*: the API server rounds every container quantity up to a
+multiple of 0.001 of its unit before anything is summed, so milli-units are exact for every sum the
+scheduler makes. ``MilliValue()`` of a sum is then the sum itself, and ``Value()`` is its ceiling / 1000.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from pysched.errors import QuantityError
+
+_BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
+_DECIMAL = {"n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 1000), "": Fraction(1),
+            "k": Fraction(10**3), "M": Fraction(10**6), "G": Fraction(10**9), "T": Fraction(10**12),
+            "P": Fraction(10**15), "E": Fraction(10**18)}
+_RE = re.compile(r"^([+-]?)(\d+\.?\d*|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$")
+_cache: dict[str, int] = {}
+
+
+def parse_quantity(text: str | int | float) -> Fraction:
+    """The exact value of a quantity string (``"250m"``, ``"1.5Gi"``, ``"1e3"``)."""
+    if isinstance(text, bool):
+        raise QuantityError(f"quantities must match the regular expression "
+                            f"'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$', got {text!r}")
+    if isinstance(text, int):
+        return Fraction(text)
+    if isinstance(text, float):
+        return Fraction(str(text))
+    s = str(text).strip()
+    m = _RE.match(s)
+    if not m:
+        raise QuantityError(f"quantities must match the regular expression "
+                            f"'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$', got {text!r}")
+    sign, number, suffix = m.group(1), m.group(2), m.group(3) or ""
+    value = Fraction(number)
+    if suffix in _BINARY:
+        value *= _BINARY[suffix]
+    elif suffix in _DECIMAL:
+        value *= _DECIMAL[suffix]
+    else:  # exponent
+        exp = int(suffix[1:])
+        if abs(exp) > 100:
+            raise QuantityError(f"quantity exponent out of range: {text!r}")
+        value *= Fraction(10) ** exp
+    return -value if sign == "-" else value
+
+
+def to_milli(text: str | int | float) -> int:
+    """A quantity in milli-units, rounded up (as API defaulting rounds container quantities)."""
+    key = text if isinstance(text, str) else None
+    if key is not None:
+        hit = _cache.get(key)
+        if hit is not None:
+            return hit
+    q = parse_quantity(text) * 1000
+    milli = -((-q.numerator) // q.denominator)  # ceiling
+    if key is not None and len(_cache) < 100_000:
+        _cache[key] = milli
+    return milli
+
+
+def milli_to_value(milli: int) -> int:
+    """``Quantity.Value()``: whole units, rounded up."""
+    return -((-milli) // 1000)
+
+
+def format_milli(milli: int, resource: str = "") -> str:
+    """A short human form of a milli-unit amount: cpu in m/cores, bytes with binary suffixes."""
+    if resource == "cpu":
+        return f"{milli // 1000}" if milli % 1000 == 0 else f"{milli}m"
+    value = milli_to_value(milli)
+    if resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-"):
+        for suffix, factor in (("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
+            if value and value % factor == 0:
+                return f"{value // factor}{suffix}"
+    return str(value)

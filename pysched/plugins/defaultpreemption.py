@@ -1,0 +1,261 @@
+"""DefaultPreemption: when no node fits, find pods of lower priority whose eviction would make room
+(upstream ``defaultpreemption`` + ``framework/preemption``)."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from pysched.framework.cycle_state import CycleState
+from pysched.framework.interface import (
+    Handle,
+    NodeToStatus,
+    PostFilterPlugin,
+    PostFilterResult,
+    PreEnqueuePlugin,
+)
+from pysched.framework.status import Code, Status
+from pysched.model.objects import Pod, PodDisruptionBudget
+from pysched.model.timeutil import NOW, parse_time
+from pysched.snapshot.nodeinfo import NodeInfo
+
+NAME = "DefaultPreemption"
+INT32_OFFSET = 2**31
+
+
+@dataclass(slots=True)
+class _Args:
+    min_candidate_nodes_percentage: int = 10
+    min_candidate_nodes_absolute: int = 100
+
+
+@dataclass(slots=True)
+class Candidate:
+    node: str
+    victims: list[Pod]
+    num_pdb_violations: int
+
+
+@dataclass(slots=True)
+class PreemptionDetails:
+    """What the dry run saw, for traces and explain."""
+
+    potential_nodes: list[str] = field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
+    node_statuses: dict[str, Status] = field(default_factory=dict)
+    chosen: str = ""
+    tied: list[str] = field(default_factory=list)
+
+
+def start_time(pod: Pod) -> float:
+    """A pod's start time; running pods without one use their creation time, others count as now."""
+    t = parse_time(pod.start_time) or parse_time(pod.meta.creation)
+    return t if t is not None else NOW
+
+
+def more_important(a: Pod, b: Pod) -> bool:
+    """Upstream ``MoreImportantPod``: higher priority, then the earlier start time."""
+    if a.priority != b.priority:
+        return a.priority > b.priority
+    return start_time(a) < start_time(b)
+
+
+def _sort_by_importance(pods: list[Pod]) -> list[Pod]:
+    return sorted(pods, key=lambda p: (-p.priority, start_time(p)))
+
+
+def terminating_by_preemption(p: Pod) -> bool:
+    if p.meta.deletion_timestamp is None:
+        return False
+    for c in p.conditions:
+        if c.get("type") == "DisruptionTarget":
+            return c.get("status") == "True" and c.get("reason") == "PreemptionByScheduler"
+    return False
+
+
+def split_by_pdb_violation(pods: list[Pod], pdbs: list[PodDisruptionBudget]) -> tuple[list[Pod], list[Pod]]:
+    """Upstream ``filterPodsWithPDBViolation`` with a working copy of each budget's allowance."""
+    allowed = [pdb.disruptions_allowed for pdb in pdbs]
+    violating, ok = [], []
+    for pod in pods:
+        violates = False
+        if pod.labels:
+            for i, pdb in enumerate(pdbs):
+                if pdb.meta.namespace != pod.namespace:
+                    continue
+                if pdb.selector.empty or not pdb.selector.matches(pod.labels):
+                    continue
+                if pod.name in pdb.disrupted_pods:
+                    continue
+                allowed[i] -= 1
+                if allowed[i] < 0:
+                    violates = True
+        (violating if violates else ok).append(pod)
+    return violating, ok
+
+
+class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
+    NAME = NAME
+
+    def __init__(self, args: object, handle: Handle, rng: random.Random | None = None) -> None:
+        self.args = args if args is not None else _Args()
+        self.handle = handle
+        self.rng = rng  # None: offset 0 (deterministic); a Random: upstream's random offset
+
+    def pre_enqueue(self, pod: Pod) -> Status | None:
+        return None  # preemption runs synchronously here, so no pod waits for its own preemption
+
+    # ------------------------------------------------------------------ PostFilter
+    def post_filter(self, state: CycleState, pod: Pod,
+                    statuses: NodeToStatus) -> tuple[PostFilterResult | None, Status | None]:
+        result, status = self.preempt(state, pod, statuses)
+        msg = status.message() if status is not None else ""
+        if msg:
+            return result, Status(status.code, "preemption: " + msg)  # type: ignore[union-attr]
+        return result, status
+
+    def preempt(self, state: CycleState, pod: Pod,
+                statuses: NodeToStatus) -> tuple[PostFilterResult | None, Status | None]:
+        details = PreemptionDetails()
+        ok, msg = self.eligible(pod, statuses.get(pod.nominated_node_name))
+        if not ok:
+            return PostFilterResult(details={"preemption": details}), Status.unschedulable(msg)
+        all_nodes = self.handle.state.node_infos
+        candidates, node_statuses = self.find_candidates(state, pod, all_nodes, statuses, details)
+        details.candidates = candidates
+        details.node_statuses = node_statuses.statuses
+        if not candidates:
+            node_statuses.absent = Status.unresolvable("Preemption is not helpful for scheduling")
+            from pysched.scheduler.fiterror import fit_error_message
+            text = fit_error_message(len(all_nodes), node_statuses, "", "")
+            return PostFilterResult("", details={"preemption": details}), Status.unschedulable(text)
+        best = self.select_candidate(candidates, details)
+        details.chosen = best.node
+        return (PostFilterResult(best.node, list(best.victims), details={"preemption": details}), None)
+
+    def eligible(self, pod: Pod, nominated_status: Status) -> tuple[bool, str]:
+        if pod.preemption_policy == "Never":
+            return False, "not eligible due to preemptionPolicy=Never."
+        nominated = pod.nominated_node_name
+        if nominated:
+            if nominated_status.code == Code.UnschedulableAndUnresolvable:
+                return True, ""
+            ni = self.handle.state.get(nominated)
+            if ni is not None:
+                for p in ni.pods:
+                    if p.priority < pod.priority and terminating_by_preemption(p):
+                        return False, "not eligible due to a terminating pod on the nominated node."
+        return True, ""
+
+    def num_candidates(self, num_nodes: int) -> int:
+        n = num_nodes * self.args.min_candidate_nodes_percentage // 100
+        n = max(n, self.args.min_candidate_nodes_absolute)
+        return min(n, num_nodes)
+
+    def find_candidates(self, state: CycleState, pod: Pod, all_nodes: list[NodeInfo], statuses: NodeToStatus,
+                        details: PreemptionDetails) -> tuple[list[Candidate], NodeToStatus]:
+        potential = statuses.nodes_for_code(all_nodes, Code.Unschedulable)
+        details.potential_nodes = [n.name for n in potential]
+        node_statuses = NodeToStatus()
+        if not potential:
+            return [], node_statuses
+        pdbs = self.handle.state.cluster.pdbs
+        want = self.num_candidates(len(potential))
+        offset = self.rng.randrange(len(potential)) if self.rng is not None else 0
+        non_violating: list[Candidate] = []
+        violating: list[Candidate] = []
+        for i in range(len(potential)):
+            node = potential[(offset + i) % len(potential)].clone()
+            victims, violations, st = self.select_victims_on_node(state.clone(), pod, node, pdbs)
+            if st is None and victims:
+                c = Candidate(node.name, victims, violations)
+                target = non_violating if violations == 0 else violating
+                if len(target) < want:
+                    target.append(c)
+                if non_violating and len(non_violating) + len(violating) >= want:
+                    break
+                continue
+            if st is None:
+                st = Status.as_error(f'expected at least one victim pod on node "{node.name}"')
+            node_statuses.set(node.name, st)
+        return non_violating + violating, node_statuses
+
+    def select_victims_on_node(self, state: CycleState, pod: Pod, node: NodeInfo,
+                               pdbs: list[PodDisruptionBudget]) -> tuple[list[Pod], int, Status | None]:
+        fwk = self.handle.framework
+        potential = [p for p in node.pods if p.priority < pod.priority]
+        for p in potential:
+            node.remove_pod(p)
+            st = fwk.run_pre_filter_remove_pod(state, pod, p, node)
+            if st is not None:
+                return [], 0, st
+        if not potential:
+            return [], 0, Status.unresolvable("No preemption victims found for incoming pod")
+        st = fwk.run_filter_with_nominated(state, pod, node)
+        if st is not None and st.code != Code.Success:
+            return [], 0, st
+        potential = _sort_by_importance(potential)
+        violating, non_violating = split_by_pdb_violation(potential, pdbs)
+        victims: list[Pod] = []
+        num_violations = 0
+
+        def reprieve(p: Pod) -> bool:
+            node.add_pod(p)
+            fwk.run_pre_filter_add_pod(state, pod, p, node)
+            fits = fwk.run_filter_with_nominated(state, pod, node) is None
+            if not fits:
+                node.remove_pod(p)
+                fwk.run_pre_filter_remove_pod(state, pod, p, node)
+                victims.append(p)
+            return fits
+
+        for p in violating:
+            if not reprieve(p):
+                num_violations += 1
+        for p in non_violating:
+            reprieve(p)
+        if violating and non_violating:
+            victims = _sort_by_importance(victims)
+        return victims, num_violations, None
+
+    def select_candidate(self, candidates: list[Candidate], details: PreemptionDetails) -> Candidate:
+        if len(candidates) == 1:
+            details.tied = [candidates[0].node]
+            return candidates[0]
+        by_node = {c.node: c for c in candidates}
+        remaining = [c.node for c in candidates]
+
+        def earliest_start_of_top(c: Candidate) -> float:
+            top = c.victims[0].priority
+            times = [start_time(v) for v in c.victims if v.priority == top]
+            return min(times)
+
+        score_funcs = (
+            lambda c: -c.num_pdb_violations,
+            lambda c: -c.victims[0].priority,
+            lambda c: -sum(v.priority + INT32_OFFSET for v in c.victims),
+            lambda c: -len(c.victims),
+            earliest_start_of_top,
+        )
+        for f in score_funcs:
+            scored = [(f(by_node[n]), n) for n in remaining]
+            best = max(s for s, _ in scored)
+            remaining = [n for s, n in scored if s == best]
+            if len(remaining) == 1:
+                break
+        details.tied = sorted(remaining)
+        # Upstream takes the first of a Go map's iteration here (random): name order makes it deterministic.
+        choice = sorted(remaining)[0] if self.rng is None else self.rng.choice(sorted(remaining))
+        return by_node[choice]
+
+
+PLUGIN = DefaultPreemption
+
+
+def decode_args(raw: object) -> object:
+    from pysched.framework import plugin_args
+    return plugin_args.DECODERS[NAME](raw, "args")
+
+
+def factory(args: object, handle: Handle) -> DefaultPreemption:
+    return DefaultPreemption(args, handle, getattr(handle, "preemption_rng", None))

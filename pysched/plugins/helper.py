@@ -1,0 +1,67 @@
+"""Shared helpers of the in-tree plugins (upstream ``plugins/helper``) and Go arithmetic."""
+
+from __future__ import annotations
+
+import math
+
+from pysched.framework.interface import MAX_NODE_SCORE, NodeScore
+from pysched.model.objects import Pod, Taint, Toleration
+
+
+def go_div(a: int, b: int) -> int:
+    """Go's integer division: truncates toward zero."""
+    q = a // b
+    if q < 0 and q * b != a:
+        q += 1
+    return q
+
+
+def go_round(x: float) -> int:
+    """Go's ``math.Round``: half away from zero."""
+    return int(math.floor(x + 0.5)) if x >= 0 else -int(math.floor(-x + 0.5))
+
+
+def default_normalize_score(max_priority: int, reverse: bool, scores: list[NodeScore]) -> None:
+    """Upstream ``helper.DefaultNormalizeScore``."""
+    max_count = 0
+    for s in scores:
+        if s.score > max_count:
+            max_count = s.score
+    if max_count == 0:
+        if reverse:
+            for s in scores:
+                s.score = max_priority
+        return
+    for s in scores:
+        score = max_priority * s.score // max_count
+        s.score = max_priority - score if reverse else score
+
+
+def find_untolerated_taint(taints: tuple[Taint, ...], tolerations: tuple[Toleration, ...],
+                           effects: tuple[str, ...] = ("NoSchedule", "NoExecute")) -> Taint | None:
+    """The first taint with one of ``effects`` that no toleration tolerates."""
+    for taint in taints:
+        if taint.effect not in effects:
+            continue
+        for tol in tolerations:
+            if tol.tolerates(taint):
+                break
+        else:
+            return taint
+    return None
+
+
+def pod_matches_node_selector_and_affinity(pod: Pod, labels: dict[str, str], node_name: str) -> bool:
+    """Upstream ``GetRequiredNodeAffinity(pod).Match(node)``: nodeSelector and required node affinity."""
+    ns = pod.node_selector
+    if ns:
+        for k, v in ns.items():
+            if labels.get(k) != v:
+                return False
+    req = pod.node_affinity_required
+    if req is not None:
+        return req.matches(labels, node_name)
+    return True
+
+
+__all__ = ["MAX_NODE_SCORE", "default_normalize_score", "find_untolerated_taint", "go_div", "go_round"]

@@ -1,0 +1,29 @@
+"""NodeUnschedulable: keep pods off cordoned nodes unless they tolerate the unschedulable taint."""
+
+from __future__ import annotations
+
+from pysched.framework.cycle_state import CycleState
+from pysched.framework.interface import FilterPlugin, Handle
+from pysched.framework.status import Status
+from pysched.model.objects import Pod, Taint, tolerates_taint
+from pysched.snapshot.nodeinfo import NodeInfo
+
+NAME = "NodeUnschedulable"
+ERR_REASON = "node(s) were unschedulable"
+UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "", "NoSchedule")
+
+
+class NodeUnschedulable(FilterPlugin):
+    NAME = NAME
+
+    def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
+        if node.node.unschedulable and not tolerates_taint(pod.tolerations, UNSCHEDULABLE_TAINT):
+            return Status.unresolvable(ERR_REASON)
+        return None
+
+
+PLUGIN = NodeUnschedulable
+
+
+def factory(args: None, handle: Handle) -> NodeUnschedulable:
+    return NodeUnschedulable()

@@ -1,0 +1,56 @@
+"""TaintToleration: NoSchedule/NoExecute taints filter, PreferNoSchedule taints score."""
+
+from __future__ import annotations
+
+from pysched.framework.cycle_state import CycleState
+from pysched.framework.interface import MAX_NODE_SCORE, FilterPlugin, Handle, NodeScore, PreScorePlugin, ScorePlugin
+from pysched.framework.status import Status
+from pysched.model.objects import Pod
+from pysched.plugins.helper import default_normalize_score, find_untolerated_taint
+from pysched.snapshot.nodeinfo import NodeInfo
+
+NAME = "TaintToleration"
+_STATE_KEY = "PreScore" + NAME
+
+
+def untolerated_reason(key: str, value: str) -> str:
+    return f"node(s) had untolerated taint {{{key}: {value}}}"
+
+
+class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin):
+    NAME = NAME
+    HAS_NORMALIZE = True
+
+    def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
+        taint = find_untolerated_taint(node.node.taints, pod.tolerations)
+        if taint is None:
+            return None
+        return Status.unresolvable(untolerated_reason(taint.key, taint.value))
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        prefer = tuple(t for t in pod.tolerations if t.effect in ("", "PreferNoSchedule"))
+        state.write(_STATE_KEY, prefer)
+        return None
+
+    def score(self, state: CycleState, pod: Pod, node: NodeInfo) -> tuple[int, Status | None]:
+        prefer = state.read(_STATE_KEY)
+        if prefer is None:
+            return 0, Status.as_error(f'reading "{_STATE_KEY}" from cycleState: not found')
+        count = 0
+        for taint in node.node.taints:
+            if taint.effect != "PreferNoSchedule":
+                continue
+            if not any(t.tolerates(taint) for t in prefer):
+                count += 1
+        return count, None
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
+        default_normalize_score(MAX_NODE_SCORE, True, scores)
+        return None
+
+
+PLUGIN = TaintToleration
+
+
+def factory(args: None, handle: Handle) -> TaintToleration:
+    return TaintToleration()

@@ -1,0 +1,1 @@
+"""The scheduler: queue, one scheduling cycle, preemption outcome, binding, the whole simulation."""

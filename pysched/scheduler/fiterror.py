@@ -1,0 +1,28 @@
+"""The FailedScheduling text (upstream ``FitError.Error``)."""
+
+from __future__ import annotations
+
+from pysched.framework.interface import NodeToStatus
+
+NO_NODES_AVAILABLE = "no nodes available to schedule pods"
+
+
+def fit_error_message(num_all_nodes: int, statuses: NodeToStatus, prefilter_msg: str, postfilter_msg: str) -> str:
+    text = f"0/{num_all_nodes} nodes are available:"
+    if prefilter_msg:
+        text += f" {prefilter_msg}."
+    else:
+        counts: dict[str, int] = {}
+        for st in statuses.statuses.values():
+            for r in st.reasons:
+                counts[r] = counts.get(r, 0) + 1
+        absent = num_all_nodes - len(statuses.statuses)
+        if absent > 0:
+            for r in statuses.absent.reasons:
+                counts[r] = counts.get(r, 0) + absent
+        parts = sorted(f"{n} {r}" for r, n in counts.items())
+        if parts:
+            text += " " + ", ".join(parts) + "."
+    if postfilter_msg:
+        text += " " + postfilter_msg
+    return text

@@ -1,0 +1,169 @@
+"""The simulation: every pending pod gets one cycle (pass 1), pods still pending get one more (pass 2)."""
+
+from __future__ import annotations
+
+import functools
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from pysched import K8S_VERSION
+from pysched.errors import InputError
+from pysched.framework.config import SchedulerConfig
+from pysched.framework.interface import Handle, QueuedPodInfo
+from pysched.framework.registry import Registry
+from pysched.framework.runtime import Framework
+from pysched.model.objects import Pod
+from pysched.model.timeutil import parse_time
+from pysched.scheduler.cycle import CycleOptions, Scheduler
+from pysched.scheduler.trace import CycleTrace
+from pysched.snapshot.cluster import Cluster, ClusterState
+
+NOTES = [
+    "host tie-break: lexicographically smallest node name among max total score "
+    "(--tie-break random picks among them with --seed; upstream samples at random)",
+    "filter: nodes evaluated sequentially from the rotating start index",
+    "preemption: victims deleted at once; candidate offset 0; ties between candidates go to the smallest name",
+]
+
+
+@dataclass
+class SimulationOptions:
+    tie_break: str = "name"
+    seed: int = 0
+    trace: bool = False
+    trace_pods: set[str] | None = None  # pods to trace (None: all, when trace is on)
+    stop_after: str | None = None  # pod key: stop once this pod's last cycle ran
+    passes: int = 2
+
+
+@dataclass
+class SimulationResult:
+    cycles: list[CycleTrace]
+    bindings: dict[str, str]
+    pending: list[str]
+    not_simulated: list[tuple[str, str]]
+    ignored_pods: list[tuple[str, str]]
+    nodes: int
+    profiles: list[str]
+    cluster: Cluster
+    state: ClusterState
+    options: SimulationOptions
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        trace = self.options.trace
+        cycles = []
+        for c in self.cycles:
+            traced = trace and (self.options.trace_pods is None or c.pod in self.options.trace_pods)
+            cycles.append(c.to_dict(traced))
+        return {
+            "k8s_version": K8S_VERSION,
+            "nodes": self.nodes,
+            "profiles": self.profiles,
+            "cycles": cycles,
+            "bindings": dict(self.bindings),
+            "pending": list(self.pending),
+            "not_simulated": [{"pod": p, "reason": r} for p, r in self.not_simulated],
+            "ignored_kinds": list(self.cluster.ignored_kinds),
+            "warnings": list(self.warnings),
+            "notes": list(NOTES),
+        }
+
+
+def unsupported_reason(pod: Pod) -> str | None:
+    """Pods whose plugins are not simulated yet are reported, never silently placed."""
+    if pod.uses_pvcs:
+        return "uses PersistentVolumeClaims or ephemeral volumes: volume plugins are not simulated yet"
+    if pod.resource_claims:
+        return "uses resource claims: DynamicResources is not simulated yet"
+    return None
+
+
+class Simulation:
+    def __init__(self, cluster: Cluster, config: SchedulerConfig, registry: Registry,
+                 options: SimulationOptions | None = None) -> None:
+        self.cluster = cluster
+        self.config = config
+        self.options = options or SimulationOptions()
+        if self.options.tie_break not in ("name", "random"):
+            raise InputError(f"--tie-break must be 'name' or 'random', got {self.options.tie_break!r}")
+        self.rng = random.Random(self.options.seed)
+        self.state = ClusterState(cluster)
+        self.frameworks: dict[str, Framework] = {}
+        for profile in config.profiles:
+            handle = Handle(self.state, profile.scheduler_name)
+            handle.preemption_rng = self.rng if self.options.tie_break == "random" else None  # type: ignore[attr-defined]
+            self.frameworks[profile.scheduler_name] = Framework(profile, registry, handle)
+        self.scheduler = Scheduler(self.state, CycleOptions(
+            tie_break=self.options.tie_break, rng=self.rng,
+            global_percentage=config.percentage_of_nodes_to_score, trace=self.options.trace))
+
+    def _queue(self) -> tuple[list[Pod], list[tuple[str, str]], list[tuple[str, str]]]:
+        pending, not_simulated, ignored = [], [], []
+        for pod in self.cluster.pods:
+            if pod.node_name:
+                continue
+            if pod.scheduler_name not in self.frameworks:
+                ignored.append((pod.key, f"schedulerName {pod.scheduler_name!r} has no profile"))
+                continue
+            reason = unsupported_reason(pod)
+            if reason:
+                not_simulated.append((pod.key, reason))
+                continue
+            pending.append(pod)
+        first = self.frameworks[self.config.profiles[0].scheduler_name]
+        sort_plugin = first.queue_sort[0] if first.queue_sort else None
+        infos = [QueuedPodInfo(p, parse_time(p.meta.creation) or 0.0) for p in pending]
+        if sort_plugin is not None:
+            def cmp(a: QueuedPodInfo, b: QueuedPodInfo) -> int:
+                if sort_plugin.less(a, b):
+                    return -1
+                if sort_plugin.less(b, a):
+                    return 1
+                return a.pod.index - b.pod.index
+            infos.sort(key=functools.cmp_to_key(cmp))
+        return [i.pod for i in infos], not_simulated, ignored
+
+    def run(self, progress: Callable[[int, int], None] | None = None) -> SimulationResult:
+        queue, not_simulated, ignored = self._queue()
+        cycles: list[CycleTrace] = []
+        bindings: dict[str, str] = {}
+        remaining = queue
+        total = len(queue)
+        done = 0
+        stop = self.options.stop_after
+        for pass_no in range(1, self.options.passes + 1):
+            still = []
+            for pod in remaining:
+                tr = self.cycle(pod, pass_no)
+                cycles.append(tr)
+                done += 1
+                if progress is not None:
+                    progress(done, total)
+                if tr.outcome == "Scheduled":
+                    bindings[pod.key] = tr.node  # type: ignore[assignment]
+                else:
+                    still.append(pod)
+            remaining = still
+            if stop is not None and stop in bindings:
+                break
+            if pass_no == 1:
+                total += len(remaining)
+        pending = sorted(p.key for p in remaining)
+        return SimulationResult(cycles, bindings, pending, not_simulated, ignored, len(self.state.node_infos),
+                                [p.scheduler_name for p in self.config.profiles], self.cluster, self.state,
+                                self.options, list(self.cluster.warnings))
+
+    def cycle(self, pod: Pod, pass_no: int) -> CycleTrace:
+        fwk = self.frameworks[pod.scheduler_name]
+        traced = self.options.trace and (self.options.trace_pods is None or pod.key in self.options.trace_pods)
+        st = fwk.run_pre_enqueue(pod)
+        if st is not None:
+            tr = CycleTrace(pass_no, pod.key, pod.priority, profile=fwk.profile_name)
+            tr.outcome = "Gated" if st.is_rejected() else "Error"
+            tr.preenqueue_reject = st
+            if tr.outcome == "Error":
+                tr.error = st.message()
+            return tr
+        return self.scheduler.schedule_one(fwk, pod, pass_no, traced)

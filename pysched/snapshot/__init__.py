@@ -1,0 +1,1 @@
+"""Loading snapshots (files or a live cluster) and the per-node running totals the scheduler reads."""

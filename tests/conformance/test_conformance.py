@@ -1,0 +1,31 @@
+"""Every recorded decision of the real kube-scheduler v1.34.1 must be reproduced exactly."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conformance.harness import SCENARIOS, SHARED, run_scenario, scenario_inputs
+
+CASES = scenario_inputs(SCENARIOS)
+FOREIGN = scenario_inputs(SHARED / "foreign") if (SHARED / "foreign").is_dir() else []
+
+
+def _check(snap, cfg, exp) -> None:
+    ok, bad, notes = run_scenario(snap, cfg, exp)
+    assert bad == 0 and not notes, "\n".join(notes[:20])
+
+
+@pytest.mark.parametrize(("snap", "cfg", "exp"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_scenario(snap, cfg, exp) -> None:
+    _check(snap, cfg, exp)
+
+
+@pytest.mark.skipif(not FOREIGN, reason="../shared/conformance/foreign is absent (third-party data)")
+@pytest.mark.parametrize(("snap", "cfg", "exp"), [c[1:] for c in FOREIGN] or [(None, None, None)],
+                         ids=[c[0] for c in FOREIGN] or ["absent"])
+def test_foreign_scenario(snap, cfg, exp) -> None:
+    _check(snap, cfg, exp)
+
+
+def test_scenarios_were_copied() -> None:
+    assert len(CASES) == 185
