@@ -126,7 +126,7 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
         details.node_statuses = node_statuses.statuses
         if not candidates:
             node_statuses.absent = Status.unresolvable("Preemption is not helpful for scheduling")
-            from pysched.scheduler.fiterror import fit_error_message
+            from pysched.framework.fiterror import fit_error_message
             text = fit_error_message(len(all_nodes), node_statuses, "", "")
             return PostFilterResult("", details={"preemption": details}), Status.unschedulable(text)
         best = self.select_candidate(candidates, details)

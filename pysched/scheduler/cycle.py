@@ -10,7 +10,7 @@ from pysched.framework.interface import NodeScore, NodeToStatus
 from pysched.framework.runtime import Framework
 from pysched.framework.status import Code, Status
 from pysched.model.objects import Pod
-from pysched.scheduler.fiterror import NO_NODES_AVAILABLE, fit_error_message
+from pysched.framework.fiterror import NO_NODES_AVAILABLE, fit_error_message
 from pysched.scheduler.trace import CycleTrace
 from pysched.snapshot.cluster import ClusterState
 from pysched.snapshot.nodeinfo import NodeInfo

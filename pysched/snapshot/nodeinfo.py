@@ -46,15 +46,20 @@ class NodeInfo:
         self._update(pod, 1)
 
     def remove_pod(self, pod: Pod) -> bool:
-        for i, p in enumerate(self.pods):
-            if p is pod or (p.uid == pod.uid and p.key == pod.key):
-                del self.pods[i]
-                self.pods_with_affinity = [x for x in self.pods_with_affinity if x is not p]
-                self.pods_with_required_anti_affinity = [x for x in self.pods_with_required_anti_affinity
-                                                         if x is not p]
-                self._update(p, -1)
-                return True
-        return False
+        """Remove ``pod`` (the same object, else the pod with its key and UID); False when absent."""
+        idx = next((i for i, p in enumerate(self.pods) if p is pod), None)
+        if idx is None:
+            idx = next((i for i, p in enumerate(self.pods) if p.uid == pod.uid and p.key == pod.key), None)
+        if idx is None:
+            return False
+        p = self.pods.pop(idx)
+        if p.affinity.has_affinity:
+            self.pods_with_affinity = [x for x in self.pods_with_affinity if x is not p]
+        if p.affinity.required_anti:
+            self.pods_with_required_anti_affinity = [x for x in self.pods_with_required_anti_affinity
+                                                     if x is not p]
+        self._update(p, -1)
+        return True
 
     def _update(self, pod: Pod, sign: int) -> None:
         r = pod.requests

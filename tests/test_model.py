@@ -1,0 +1,119 @@
+"""Quantities, selectors, tolerations and pod requests as the API defines them."""
+
+from __future__ import annotations
+
+import pytest
+
+from pysched.errors import QuantityError, SelectorError
+from pysched.model.labels import LabelSelector, NodeSelector
+from pysched.model.objects import Taint, Toleration, parse_pod
+from pysched.model.quantity import milli_to_value, to_milli
+
+
+@pytest.mark.parametrize(("text", "milli"), [
+    ("250m", 250), ("1", 1000), ("1.5", 1500), ("0.5m", 1), ("1Ki", 1024000), ("1.5Gi", 1610612736000),
+    ("1e3", 1000000), ("1E-3", 1), ("5n", 1), ("2k", 2000000), ("1M", 10**9), (".5", 500), ("+2", 2000),
+    (3, 3000), ("100u", 1),
+], ids=lambda v: str(v))
+def test_quantity_to_milli(text, milli) -> None:
+    assert to_milli(text) == milli
+
+
+@pytest.mark.parametrize("text", ["2x", "", "1.2.3", "Gi", "--1", "1 Gi", True], ids=repr)
+def test_invalid_quantity(text) -> None:
+    with pytest.raises(QuantityError):
+        to_milli(text)
+
+
+@pytest.mark.parametrize(("milli", "value"), [(1, 1), (1000, 1), (1001, 2), (0, 0), (1500, 2)])
+def test_value_rounds_up(milli, value) -> None:
+    assert milli_to_value(milli) == value
+
+
+@pytest.mark.parametrize(("selector", "labels", "match"), [
+    (None, {"a": "b"}, False),
+    ({}, {"a": "b"}, True),
+    ({"matchLabels": {"a": "b"}}, {"a": "b"}, True),
+    ({"matchLabels": {"a": "b"}}, {"a": "c"}, False),
+    ({"matchExpressions": [{"key": "a", "operator": "NotIn", "values": ["x"]}]}, {}, True),
+    ({"matchExpressions": [{"key": "a", "operator": "In", "values": ["x", "y"]}]}, {"a": "y"}, True),
+    ({"matchExpressions": [{"key": "a", "operator": "Exists"}]}, {"a": ""}, True),
+    ({"matchExpressions": [{"key": "a", "operator": "DoesNotExist"}]}, {"a": ""}, False),
+], ids=["nil-nothing", "empty-everything", "eq", "eq-miss", "notin-absent", "in", "exists", "doesnotexist"])
+def test_label_selector(selector, labels, match) -> None:
+    assert LabelSelector.parse(selector).matches(labels) is match
+
+
+@pytest.mark.parametrize("selector", [
+    {"matchExpressions": [{"key": "a", "operator": "Gt", "values": ["1"]}]},
+    {"matchExpressions": [{"key": "a", "operator": "In", "values": []}]},
+    {"matchExpressions": [{"key": "-bad", "operator": "Exists"}]},
+    {"matchLabels": {"a": "bad value!"}},
+], ids=["gt-not-for-labels", "in-empty", "bad-key", "bad-value"])
+def test_invalid_label_selector(selector) -> None:
+    with pytest.raises(SelectorError):
+        LabelSelector.parse(selector)
+
+
+def _ns(*terms: dict) -> NodeSelector:
+    return NodeSelector.parse({"nodeSelectorTerms": list(terms)})
+
+
+@pytest.mark.parametrize(("selector", "labels", "name", "match"), [
+    (_ns(), {"a": "1"}, "n1", False),
+    (_ns({}), {"a": "1"}, "n1", False),
+    (_ns({"matchExpressions": [{"key": "a", "operator": "Gt", "values": ["0"]}]}), {"a": "1"}, "n1", True),
+    (_ns({"matchExpressions": [{"key": "a", "operator": "Lt", "values": ["0"]}]}), {"a": "1"}, "n1", False),
+    (_ns({"matchExpressions": [{"key": "a", "operator": "Gt", "values": ["x"]}]},
+         {"matchExpressions": [{"key": "a", "operator": "Exists"}]}), {"a": "1"}, "n1", True),
+    (_ns({"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}), {}, "n1", True),
+    (_ns({"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}), {}, "n2", False),
+    (_ns({"matchExpressions": [{"key": "z", "operator": "NotIn", "values": ["x"]}]}), {}, "n1", True),
+], ids=["no-terms", "empty-term-dropped", "gt", "lt", "invalid-term-others-evaluated", "fields-in",
+        "fields-miss", "notin-missing"])
+def test_node_selector(selector, labels, name, match) -> None:
+    assert selector.matches(labels, name) is match
+
+
+@pytest.mark.parametrize(("tol", "taint", "ok"), [
+    (Toleration("k", "Equal", "v", "NoSchedule"), Taint("k", "v", "NoSchedule"), True),
+    (Toleration("k", "", "v", ""), Taint("k", "v", "NoExecute"), True),
+    (Toleration("", "Exists", "", ""), Taint("any", "x", "NoSchedule"), True),
+    (Toleration("k", "Equal", "w", "NoSchedule"), Taint("k", "v", "NoSchedule"), False),
+    (Toleration("k", "Exists", "", "PreferNoSchedule"), Taint("k", "v", "NoSchedule"), False),
+], ids=["equal", "empty-effect", "wildcard", "value-differs", "effect-differs"])
+def test_toleration(tol, taint, ok) -> None:
+    assert tol.tolerates(taint) is ok
+
+
+def _pod(containers: list[dict], init: list[dict] | None = None, **spec) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "ns"},
+            "spec": {"containers": containers, "initContainers": init or [], **spec}}
+
+
+def _c(name: str, restart: str | None = None, **req: str) -> dict:
+    c = {"name": name, "image": "i", "resources": {"requests": req}}
+    if restart:
+        c["restartPolicy"] = restart
+    return c
+
+
+@pytest.mark.parametrize(("raw", "cpu", "non0_cpu", "non0_mem"), [
+    (_pod([_c("a", cpu="1"), _c("b")]), 1000, 1100, 2 * 209715200),
+    (_pod([_c("a", cpu="0.5m"), _c("b", cpu="0.5m")]), 2, 2, 2 * 209715200),
+    (_pod([_c("a", cpu="1")], [_c("i", cpu="3")]), 3000, 3000, 209715200),
+    (_pod([_c("a", cpu="1")], [_c("s", "Always", cpu="1"), _c("i", cpu="1500m")]), 2500, 2500, 2 * 209715200),
+    (_pod([_c("a", cpu="1")], overhead={"cpu": "250m"}), 1250, 1250, 209715200),
+    (_pod([_c("a", cpu="1")], resources={"requests": {"cpu": "3"}}), 3000, 3000, 209715200),
+], ids=["nonzero-defaults", "sub-milli-per-container", "init-max", "sidecar", "overhead", "pod-level"])
+def test_pod_requests(raw, cpu, non0_cpu, non0_mem) -> None:
+    pod = parse_pod(raw)
+    assert pod.requests.milli_cpu == cpu
+    assert pod.non0_cpu == non0_cpu
+    assert pod.non0_mem == non0_mem
+
+
+def test_limits_default_requests() -> None:
+    raw = _pod([{"name": "a", "image": "i", "resources": {"limits": {"cpu": "2", "memory": "1Gi"}}}])
+    pod = parse_pod(raw)
+    assert (pod.requests.milli_cpu, pod.requests.memory) == (2000, 1 << 30)
