@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from enum import Enum
+from enum import StrEnum
 from typing import Annotated
 
 import typer
@@ -24,13 +24,13 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=N
                   help="What-if analyzer for the Kubernetes scheduler (kube-scheduler v1.34 semantics).")
 
 
-class Output(str, Enum):
+class Output(StrEnum):
     table = "table"
     json = "json"
     yaml = "yaml"
 
 
-class TieBreak(str, Enum):
+class TieBreak(StrEnum):
     name = "name"
     random = "random"
 

@@ -184,7 +184,7 @@ def _parse_requirement(e: object, field: str, ops: set[str]) -> Requirement:
         try:
             _parse_int64(str(values[0]))
         except ValueError:
-            raise SelectorError(f"{field}.values: for 'Gt', 'Lt' operators, the value must be an integer")
+            raise SelectorError(f"{field}.values: for 'Gt', 'Lt' operators, the value must be an integer")  from None
     for v in values:
         verr = label_value_error(v)
         if verr:

@@ -214,7 +214,8 @@ class AffinityTerm:
     weight: int = 0
 
     def matches(self, pod: Pod, ns_labels: Mapping[str, str] | None) -> bool:
-        if pod.namespace in self.namespaces or (ns_labels is not None and self.namespace_selector.matches(ns_labels)):
+        # a nil label set is matched as an empty one: a selector that matches {} matches every namespace
+        if pod.namespace in self.namespaces or self.namespace_selector.matches(ns_labels or {}):
             return self.selector.matches(pod.labels)
         return False
 

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from pysched.framework.cycle_state import CycleState
-from pysched.framework.interface import MAX_NODE_SCORE, FilterPlugin, Handle, NodeScore, PreScorePlugin, ScorePlugin
+from pysched.framework.interface import (
+    MAX_NODE_SCORE,
+    FilterPlugin,
+    Handle,
+    NodeScore,
+    PreScorePlugin,
+    ScorePlugin,
+)
 from pysched.framework.status import Status
 from pysched.model.objects import Pod
 from pysched.plugins.helper import default_normalize_score, find_untolerated_taint

@@ -6,11 +6,11 @@ import random
 from dataclasses import dataclass, field
 
 from pysched.framework.cycle_state import CycleState
+from pysched.framework.fiterror import NO_NODES_AVAILABLE, fit_error_message
 from pysched.framework.interface import NodeScore, NodeToStatus
 from pysched.framework.runtime import Framework
 from pysched.framework.status import Code, Status
 from pysched.model.objects import Pod
-from pysched.framework.fiterror import NO_NODES_AVAILABLE, fit_error_message
 from pysched.scheduler.trace import CycleTrace
 from pysched.snapshot.cluster import ClusterState
 from pysched.snapshot.nodeinfo import NodeInfo
@@ -66,6 +66,8 @@ class Scheduler:
             prefilter_msg = st.message()
             tr.prefilter_reject = st
         else:
+            if pre_result is not None and not pre_result.all_nodes():
+                tr.prefilter_nodes = sorted(pre_result.node_names or ())
             feasible = self._evaluate_nominated(fwk, state, pod, statuses, tr)
             if not feasible:
                 nodes = all_nodes
@@ -74,7 +76,6 @@ class Scheduler:
                     nodes = [ni for ni in all_nodes if ni.name in names]
                     statuses.absent = Status.unresolvable(
                         f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(returned_sets))}]")
-                    tr.prefilter_nodes = sorted(ni.name for ni in nodes)
                 if trace_this:
                     tr.filter_all = {ni.name: fwk.run_filter_each(state, pod, ni) for ni in nodes}
                 feasible, err = self._find_nodes_that_pass_filters(fwk, state, pod, statuses, nodes)

@@ -19,6 +19,9 @@ import yaml
 from pysched.errors import InputError, InputErrors
 from pysched.model.objects import (
     FieldError,
+    Namespace,
+    Pod,
+    PriorityClass,
     parse_namespace,
     parse_node,
     parse_pdb,
@@ -283,7 +286,6 @@ def _admit(cluster: Cluster, pods: list) -> None:
     """What admission and the controllers did before the scheduler saw these pods."""
     for name, value in BUILTIN_PRIORITY_CLASSES.items():
         if name not in cluster.priority_classes:
-            from pysched.model.objects import PriorityClass
             cluster.priority_classes[name] = PriorityClass(name, value, False, None)
     default_class = None
     for pc in sorted(cluster.priority_classes.values(), key=lambda c: c.name):
@@ -292,28 +294,40 @@ def _admit(cluster: Cluster, pods: list) -> None:
             break
     node_names = {n.name for n in cluster.nodes}
     for ns in {p.namespace for p in pods} - set(cluster.namespaces):
-        from pysched.model.objects import Namespace
         cluster.namespaces[ns] = Namespace(ns, {"kubernetes.io/metadata.name": ns})
     for pod in pods:
         if pod.phase in ("Succeeded", "Failed"):
             continue
-        if pod.priority_class_name:
-            pc = cluster.priority_classes.get(pod.priority_class_name)
-            if pc is None:
-                reason = f"no PriorityClass with name {pod.priority_class_name} was found"
-                cluster.rejected_pods.append((pod.key, reason))
-                cluster.warnings.append(f"Pod {pod.key}: rejected as admission would: {reason}")
-                continue
-            pod.priority = pc.value
-            if pc.preemption_policy:
-                pod.preemption_policy = pc.preemption_policy
-        elif default_class is not None:
-            pod.priority = default_class.value
-            pod.priority_class_name = default_class.name
-            if default_class.preemption_policy:
-                pod.preemption_policy = default_class.preemption_policy
+        if not _admit_priority(cluster, pod, default_class):
+            continue
         if pod.node_name and pod.node_name not in node_names:
             cluster.warnings.append(f"Pod {pod.key}: bound to node {pod.node_name!r}, which is not in the "
                                     f"snapshot; the pod is on no node")
             continue
         cluster.pods.append(pod)
+
+
+def _admit_priority(cluster: Cluster, pod: Pod, default_class: PriorityClass | None) -> bool:
+    """Priority admission; False when the pod names a PriorityClass that does not exist.
+
+    A pod that names no class keeps a ``spec.priority`` it already carries (dumps of running clusters
+    do); only a pod with neither gets the globalDefault class, as the recorded scheduler saw them.
+    """
+    if pod.priority_class_name:
+        pc = cluster.priority_classes.get(pod.priority_class_name)
+        if pc is None:
+            reason = f"no PriorityClass with name {pod.priority_class_name} was found"
+            cluster.rejected_pods.append((pod.key, reason))
+            cluster.warnings.append(f"Pod {pod.key}: rejected as admission would: {reason}")
+            return False
+        pod.priority = pc.value
+        if pc.preemption_policy:
+            pod.preemption_policy = pc.preemption_policy
+        return True
+    own = pod.raw.get("spec", {}).get("priority")
+    if default_class is not None and not (isinstance(own, int) and not isinstance(own, bool)):
+        pod.priority = default_class.value
+        pod.priority_class_name = default_class.name
+        if default_class.preemption_policy:
+            pod.preemption_policy = default_class.preemption_policy
+    return True

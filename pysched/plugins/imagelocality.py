@@ -1,0 +1,68 @@
+"""ImageLocality: favour nodes that already hold the pod's images, weighted by how widely they are spread."""
+
+from __future__ import annotations
+
+from pysched.framework.cycle_state import CycleState
+from pysched.framework.interface import MAX_NODE_SCORE, Handle, ScorePlugin
+from pysched.framework.status import Status
+from pysched.model.objects import Pod
+from pysched.plugins.helper import go_div
+from pysched.snapshot.nodeinfo import ImageState, NodeInfo
+
+NAME = "ImageLocality"
+MB = 1024 * 1024
+MIN_THRESHOLD = 23 * MB
+MAX_CONTAINER_THRESHOLD = 1000 * MB
+
+
+def normalized_image_name(name: str) -> str:
+    """Append ``:latest`` when the name has no tag (no ``:`` after the last ``/``); nothing else."""
+    if name.rfind(":") <= name.rfind("/"):
+        return name + ":latest"
+    return name
+
+
+def scaled_image_score(state: ImageState, total_nodes: int) -> int:
+    spread = float(state.num_nodes) / float(total_nodes)
+    return int(float(state.size) * spread)
+
+
+def sum_image_scores(node: NodeInfo, pod: Pod, total_nodes: int) -> int:
+    images = node.image_states
+    total = 0
+    for c in pod.init_containers + pod.containers:
+        state = images.get(normalized_image_name(c.image))
+        if state is not None:
+            total += scaled_image_score(state, total_nodes)
+    return total
+
+
+def calculate_priority(sum_scores: int, num_containers: int) -> int:
+    max_threshold = MAX_CONTAINER_THRESHOLD * num_containers
+    if sum_scores < MIN_THRESHOLD:
+        sum_scores = MIN_THRESHOLD
+    elif sum_scores > max_threshold:
+        sum_scores = max_threshold
+    return go_div(MAX_NODE_SCORE * (sum_scores - MIN_THRESHOLD), max_threshold - MIN_THRESHOLD)
+
+
+class ImageLocality(ScorePlugin):
+    NAME = NAME
+
+    def __init__(self, handle: Handle | None = None) -> None:
+        self.handle = handle
+
+    def score(self, state: CycleState, pod: Pod, node: NodeInfo) -> tuple[int, Status | None]:
+        # every node of the snapshot, not only the feasible ones
+        total = self.handle.state.num_nodes() if self.handle is not None else 1
+        if total == 0:
+            return 0, None
+        s = sum_image_scores(node, pod, total)
+        return calculate_priority(s, len(pod.init_containers) + len(pod.containers)), None
+
+
+PLUGIN = ImageLocality
+
+
+def factory(args: None, handle: Handle) -> ImageLocality:
+    return ImageLocality(handle)

@@ -1,0 +1,517 @@
+"""InterPodAffinity: required pod (anti-)affinity filters, preferred terms (and existing pods' terms) score.
+
+Behaviour follows kube-scheduler v1.34 (reference §11):
+
+* PreFilter counts, per (topologyKey, value): existing pods whose required anti-affinity matches the
+  incoming pod, and existing pods matching the incoming pod's required affinity / anti-affinity terms.
+  Filter looks those counts up (O(terms + node labels) per node).
+* The incoming pod's terms get their namespaceSelector resolved against the Namespace objects; the
+  selector itself stays on the term (upstream clears it on a copy only), so a selector that matches an
+  empty label set still matches every namespace when terms are matched with nil namespace labels.
+* PreScore sums weights per (topologyKey, value) from all pods (or only pods with affinity when the
+  incoming pod has no preferred terms); Score adds the node's entries; NormalizeScore is a float
+  min-max scaling with truncation.
+
+Per-node partial results depend only on the node's pods and are memoised across cycles (see
+``podtopologyspread.NodeValueCache``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pysched.framework.cycle_state import CycleState, StateData
+from pysched.framework.interface import (
+    MAX_NODE_SCORE,
+    FilterPlugin,
+    Handle,
+    NodeScore,
+    PreFilterPlugin,
+    PreFilterResult,
+    PreScorePlugin,
+    ScorePlugin,
+)
+from pysched.framework.status import Code, Status
+from pysched.model.objects import AffinityTerm, Pod
+from pysched.plugins.podtopologyspread import NodeValueCache, selector_key
+from pysched.snapshot.nodeinfo import NodeInfo
+
+NAME = "InterPodAffinity"
+PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+PRE_SCORE_STATE_KEY = "PreScore" + NAME
+
+ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't satisfy existing pods anti-affinity rules"
+ERR_REASON_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod affinity rules"
+ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod anti-affinity rules"
+
+_EMPTY: dict[str, str] = {}
+
+TopologyPair = tuple[str, str]
+
+
+# --------------------------------------------------------------------------- term matching
+
+def term_matches(term: AffinityTerm, pod: Pod, ns_labels: Mapping[str, str] | None) -> bool:
+    """Upstream ``AffinityTerm.Matches``: nil namespace labels are matched as an empty set, so a
+    namespace selector that matches no labels (``{}``, NotIn, DoesNotExist) matches any namespace."""
+    if pod.meta.namespace in term.namespaces or term.namespace_selector.matches(
+            ns_labels if ns_labels is not None else _EMPTY):
+        return term.selector.matches(pod.meta.labels)
+    return False
+
+
+def pod_matches_all_terms(terms: list[AffinityTerm], pod: Pod) -> bool:
+    """Upstream ``podMatchesAllAffinityTerms`` (nil namespace labels); False for no terms."""
+    if not terms:
+        return False
+    for t in terms:
+        if not term_matches(t, pod, None):
+            return False
+    return True
+
+
+def _term_sig(t: AffinityTerm) -> Hashable:
+    """What decides ``term_matches(t, pod, None)`` for any pod (plus the topology key)."""
+    return (t.namespaces, t.namespace_selector.matches(_EMPTY), selector_key(t.selector), t.topology_key)
+
+
+# --------------------------------------------------------------------------- cycle state
+
+@dataclass(slots=True)
+class PreFilterState(StateData):
+    existing_anti_affinity_counts: dict[TopologyPair, int] = field(default_factory=dict)
+    affinity_counts: dict[TopologyPair, int] = field(default_factory=dict)
+    anti_affinity_counts: dict[TopologyPair, int] = field(default_factory=dict)
+    required_affinity: list[AffinityTerm] = field(default_factory=list)  # namespaces resolved
+    required_anti: list[AffinityTerm] = field(default_factory=list)  # namespaces resolved
+    pod: Pod | None = None
+    namespace_labels: dict[str, str] = field(default_factory=dict)
+
+    def clone(self) -> PreFilterState:
+        return PreFilterState(dict(self.existing_anti_affinity_counts), dict(self.affinity_counts),
+                              dict(self.anti_affinity_counts), self.required_affinity, self.required_anti,
+                              self.pod, self.namespace_labels)
+
+    def update_with_pod(self, other: Pod, node: NodeInfo, multiplier: int) -> None:
+        """AddPod / RemovePod: account for ``other`` appearing on (or leaving) ``node``."""
+        labels = node.node.labels
+        incoming = self.pod
+        assert incoming is not None
+        for t in other.affinity.required_anti:
+            if term_matches(t, incoming, self.namespace_labels):
+                _update(self.existing_anti_affinity_counts, labels, t.topology_key, multiplier)
+        if pod_matches_all_terms(self.required_affinity, other):
+            for t in self.required_affinity:
+                _update(self.affinity_counts, labels, t.topology_key, multiplier)
+        for t in self.required_anti:
+            if term_matches(t, other, None):
+                _update(self.anti_affinity_counts, labels, t.topology_key, multiplier)
+
+
+def _update(m: dict[TopologyPair, int], labels: Mapping[str, str], key: str, value: int) -> None:
+    tv = labels.get(key)
+    if tv is None:
+        return
+    pair = (key, tv)
+    n = m.get(pair, 0) + value
+    if n == 0:
+        m.pop(pair, None)
+    else:
+        m[pair] = n
+
+
+@dataclass(slots=True)
+class PreScoreState(StateData):
+    topology_score: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def clone(self) -> PreScoreState:
+        return self  # never mutated after PreScore
+
+
+# --------------------------------------------------------------------------- args
+
+@dataclass(slots=True)
+class _FallbackArgs:
+    hard_pod_affinity_weight: int = 1
+    ignore_preferred_terms_of_existing_pods: bool = False
+
+
+def decode_args(raw: Any) -> Any:
+    from pysched.framework import plugin_args
+
+    return plugin_args.DECODERS[NAME](raw, "args")
+
+
+def _default_args() -> Any:
+    try:
+        from pysched.framework import plugin_args
+
+        return plugin_args.DECODERS[NAME](None, "args")
+    except Exception:  # noqa: BLE001 - plugin_args not available yet: the documented defaults
+        return _FallbackArgs()
+
+
+# --------------------------------------------------------------------------- parse errors
+
+_GROUPS = (
+    ("podAffinity.requiredDuringScheduling", "requiredAffinityTerms"),
+    ("podAntiAffinity.requiredDuringScheduling", "requiredAntiAffinityTerms"),
+    ("podAffinity.preferredDuringScheduling", "preferredAffinityTerms"),
+    ("podAntiAffinity.preferredDuringScheduling", "preferredAntiAffinityTerms"),
+)
+_BAD_OPERATOR = re.compile(r"^(['\"])(.*)\1 is not a valid selector operator")
+
+
+def parse_error_message(err: str) -> str:
+    """Upstream wraps the selector error with the term group (``requiredAffinityTerms: ...``).
+    The selector error itself is pysched's wording, except for an unknown operator."""
+    group = ""
+    for marker, name in _GROUPS:
+        if marker in err:
+            group = name
+            break
+    detail = err
+    head, sep, tail = err.partition(": ")
+    if sep and " " not in head:  # strip pysched's field path
+        detail = tail
+    m = _BAD_OPERATOR.match(detail)
+    if m:
+        detail = f'"{m.group(2)}" is not a valid label selector operator'
+    return f"{group}: {detail}" if group else detail
+
+
+# --------------------------------------------------------------------------- plugin
+
+class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin):
+    NAME = NAME
+    HAS_EXTENSIONS = True
+    HAS_NORMALIZE = True
+
+    def __init__(self, handle: Handle | None, args: Any = None) -> None:
+        if args is None:
+            args = _default_args()
+        self.handle = handle
+        self.hard_pod_affinity_weight = int(getattr(args, "hard_pod_affinity_weight", 1))
+        self.ignore_preferred_terms_of_existing_pods = bool(
+            getattr(args, "ignore_preferred_terms_of_existing_pods", False))
+        self._cache = NodeValueCache()
+
+    # ------------------------------------------------------------------ helpers
+    def _namespaces(self) -> list:
+        if self.handle is None:
+            return []
+        return list(self.handle.state.cluster.namespaces.values())
+
+    def _ns_labels(self, namespace: str) -> dict[str, str]:
+        if self.handle is None:
+            return {}
+        return self.handle.state.ns_labels(namespace)
+
+    def resolve_terms(self, terms: list[AffinityTerm]) -> list[AffinityTerm]:
+        """``mergeAffinityTermNamespacesIfNotEmpty`` on copies: add the names of the namespaces a
+        non-empty namespaceSelector selects. The selector is kept (the upstream quirk)."""
+        out = []
+        namespaces = None
+        for t in terms:
+            sel = t.namespace_selector
+            names = t.namespaces
+            if not sel.nothing and not sel.empty:
+                if namespaces is None:
+                    namespaces = self._namespaces()
+                extra = {ns.name for ns in namespaces if sel.matches(ns.labels)}
+                if extra - names:
+                    names = names | extra
+            out.append(AffinityTerm(names, t.selector, t.topology_key, sel, t.weight))
+        return out
+
+    # ------------------------------------------------------------------ PreFilter
+    def pre_filter(self, state: CycleState, pod: Pod,
+                   nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
+        if pod.affinity.parse_error:
+            return None, Status.unresolvable(f"parsing pod: {parse_error_message(pod.affinity.parse_error)}")
+        s = PreFilterState(
+            required_affinity=self.resolve_terms(pod.affinity.required_affinity),
+            required_anti=self.resolve_terms(pod.affinity.required_anti),
+            pod=pod,
+            namespace_labels=self._ns_labels(pod.namespace),
+        )
+        s.existing_anti_affinity_counts = self._existing_anti_affinity_counts(pod, s.namespace_labels, nodes)
+        s.affinity_counts, s.anti_affinity_counts = self._incoming_counts(s.required_affinity, s.required_anti, nodes)
+        if not s.existing_anti_affinity_counts and not s.required_affinity and not s.required_anti:
+            return None, Status(Code.Skip)
+        state.write(PRE_FILTER_STATE_KEY, s)
+        return None, None
+
+    def _existing_anti_affinity_counts(self, pod: Pod, ns_labels: dict[str, str],
+                                       nodes: list[NodeInfo]) -> dict[TopologyPair, int]:
+        result: dict[TopologyPair, int] = {}
+        table = None
+
+        def compute(ni: NodeInfo) -> dict[str, int]:
+            per_key: dict[str, int] = {}
+            for ep in ni.pods_with_required_anti_affinity:
+                for t in ep.affinity.required_anti:
+                    if term_matches(t, pod, ns_labels):
+                        per_key[t.topology_key] = per_key.get(t.topology_key, 0) + 1
+            return per_key
+
+        for ni in nodes:
+            if not ni.pods_with_required_anti_affinity:
+                continue
+            if table is None:
+                table = self._cache.table(("existing-anti", pod.namespace, frozenset(pod.labels.items()),
+                                           frozenset(ns_labels.items())))
+            per_key = NodeValueCache.lookup(table, ni, compute)
+            if not per_key:
+                continue
+            labels = ni.node.labels
+            for tk, cnt in per_key.items():
+                tv = labels.get(tk)
+                if tv is not None:
+                    pair = (tk, tv)
+                    result[pair] = result.get(pair, 0) + cnt
+        return result
+
+    def _incoming_counts(self, aff: list[AffinityTerm], anti: list[AffinityTerm],
+                         nodes: list[NodeInfo]) -> tuple[dict[TopologyPair, int], dict[TopologyPair, int]]:
+        affinity_counts: dict[TopologyPair, int] = {}
+        anti_counts: dict[TopologyPair, int] = {}
+        if not aff and not anti:
+            return affinity_counts, anti_counts
+        table = self._cache.table(("incoming", tuple(_term_sig(t) for t in aff), tuple(_term_sig(t) for t in anti)))
+
+        def compute(ni: NodeInfo) -> tuple[int, tuple[int, ...]]:
+            n_all = 0
+            n_anti = [0] * len(anti)
+            for ep in ni.pods:
+                if aff and pod_matches_all_terms(aff, ep):
+                    n_all += 1
+                for j, t in enumerate(anti):
+                    if term_matches(t, ep, None):
+                        n_anti[j] += 1
+            return n_all, tuple(n_anti)
+
+        for ni in nodes:
+            if not ni.pods:
+                continue
+            n_all, n_anti = NodeValueCache.lookup(table, ni, compute)
+            labels = ni.node.labels
+            if n_all:
+                for t in aff:
+                    tv = labels.get(t.topology_key)
+                    if tv is not None:
+                        pair = (t.topology_key, tv)
+                        affinity_counts[pair] = affinity_counts.get(pair, 0) + n_all
+            for j, t in enumerate(anti):
+                if n_anti[j]:
+                    tv = labels.get(t.topology_key)
+                    if tv is not None:
+                        pair = (t.topology_key, tv)
+                        anti_counts[pair] = anti_counts.get(pair, 0) + n_anti[j]
+        return affinity_counts, anti_counts
+
+    def _read_pre_filter(self, state: CycleState) -> tuple[PreFilterState | None, Status | None]:
+        s = state.read(PRE_FILTER_STATE_KEY)
+        if s is None:
+            return None, Status.as_error(f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
+        if not isinstance(s, PreFilterState):
+            return None, Status.as_error(f"{s!r}  convert to interpodaffinity.state error")
+        return s, None
+
+    def add_pod(self, state: CycleState, pod: Pod, pod_to_add: Pod, node: NodeInfo) -> Status | None:
+        s, err = self._read_pre_filter(state)
+        if err is not None:
+            return err
+        s.update_with_pod(pod_to_add, node, 1)  # type: ignore[union-attr]
+        return None
+
+    def remove_pod(self, state: CycleState, pod: Pod, pod_to_remove: Pod, node: NodeInfo) -> Status | None:
+        s, err = self._read_pre_filter(state)
+        if err is not None:
+            return err
+        s.update_with_pod(pod_to_remove, node, -1)  # type: ignore[union-attr]
+        return None
+
+    # ------------------------------------------------------------------ Filter
+    def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
+        s, err = self._read_pre_filter(state)
+        if err is not None:
+            return err
+        assert s is not None
+        labels = node.node.labels
+        if not _satisfy_pod_affinity(s, labels):
+            return Status.unresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH)
+        if not _satisfy_pod_anti_affinity(s, labels):
+            return Status.unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH)
+        if not _satisfy_existing_pods_anti_affinity(s, labels):
+            return Status.unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
+        return None
+
+    # ------------------------------------------------------------------ PreScore / Score
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        aff = pod.affinity
+        has_constraints = bool(aff.preferred_affinity) or bool(aff.preferred_anti)
+        if self.ignore_preferred_terms_of_existing_pods and not has_constraints:
+            return Status(Code.Skip)
+        all_nodes = self.handle.state.node_infos if self.handle is not None else nodes
+        if not has_constraints:
+            all_nodes = [ni for ni in all_nodes if ni.pods_with_affinity]
+        if aff.parse_error:
+            return Status.as_error(f"failed to parse pod: {parse_error_message(aff.parse_error)}")
+        pref = self.resolve_terms(aff.preferred_affinity)
+        pref_anti = self.resolve_terms(aff.preferred_anti)
+        ns_labels = self._ns_labels(pod.namespace)
+        hard = self.hard_pod_affinity_weight
+
+        # Two memoised halves per node: the incoming pod's preferred terms against the node's pods
+        # (independent of the incoming pod's labels), and the node's pods' terms against the incoming pod
+        # (only pods with affinity; independent of the incoming pod's terms).
+        incoming_table = None
+        if pref or pref_anti:
+            incoming_table = self._cache.table(
+                ("prescore-incoming", tuple((_term_sig(t), t.weight) for t in pref),
+                 tuple((_term_sig(t), t.weight) for t in pref_anti)))
+        existing_table = self._cache.table(
+            ("prescore-existing", pod.namespace, frozenset(pod.labels.items()), frozenset(ns_labels.items()), hard))
+
+        def compute_incoming(ni: NodeInfo) -> dict[str, int]:
+            """Per topology key, the summed weights of the incoming pod's preferred terms matching the
+            node's pods. A key is present as soon as a term matched, even when the weights cancel
+            out (upstream creates the map entry)."""
+            out: dict[str, int] = {}
+            for ep in ni.pods:
+                for t in pref:
+                    if term_matches(t, ep, None):
+                        out[t.topology_key] = out.get(t.topology_key, 0) + t.weight
+                for t in pref_anti:
+                    if term_matches(t, ep, None):
+                        out[t.topology_key] = out.get(t.topology_key, 0) - t.weight
+            return out
+
+        def compute_existing(ni: NodeInfo) -> dict[str, int]:
+            """The same for the terms of the node's pods (with affinity) matching the incoming pod."""
+            out: dict[str, int] = {}
+            for ep in ni.pods_with_affinity:
+                ea = ep.affinity
+                if hard > 0:
+                    for t in ea.required_affinity:
+                        if term_matches(t, pod, ns_labels):
+                            out[t.topology_key] = out.get(t.topology_key, 0) + hard
+                for t in ea.preferred_affinity:
+                    if term_matches(t, pod, ns_labels):
+                        out[t.topology_key] = out.get(t.topology_key, 0) + t.weight
+                for t in ea.preferred_anti:
+                    if term_matches(t, pod, ns_labels):
+                        out[t.topology_key] = out.get(t.topology_key, 0) - t.weight
+            return out
+
+        topology_score: dict[str, dict[str, int]] = {}
+        lookup = NodeValueCache.lookup
+        for ni in all_nodes:
+            labels = ni.node.labels
+            if not labels:
+                continue
+            parts = []
+            if incoming_table is not None and ni.pods:
+                parts.append(lookup(incoming_table, ni, compute_incoming))
+            if ni.pods_with_affinity:
+                parts.append(lookup(existing_table, ni, compute_existing))
+            for contrib in parts:
+                for tk, w in contrib.items():
+                    tv = labels.get(tk)
+                    if tv is None:
+                        continue
+                    m = topology_score.get(tk)
+                    if m is None:
+                        m = topology_score[tk] = {}
+                    m[tv] = m.get(tv, 0) + w
+        if not topology_score:
+            return Status(Code.Skip)
+        state.write(PRE_SCORE_STATE_KEY, PreScoreState(topology_score))
+        return None
+
+    def _read_pre_score(self, state: CycleState) -> tuple[PreScoreState | None, Status | None]:
+        s = state.read(PRE_SCORE_STATE_KEY)
+        if s is None:
+            return None, Status.as_error(f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
+        if not isinstance(s, PreScoreState):
+            return None, Status.as_error(f"{s!r}  convert to interpodaffinity.preScoreState error")
+        return s, None
+
+    def score(self, state: CycleState, pod: Pod, node: NodeInfo) -> tuple[int, Status | None]:
+        s, err = self._read_pre_score(state)
+        if err is not None:
+            return 0, err
+        assert s is not None
+        labels = node.node.labels
+        total = 0
+        for tk, values in s.topology_score.items():
+            tv = labels.get(tk)
+            if tv is not None:
+                total += values.get(tv, 0)
+        return total, None
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
+        s, err = self._read_pre_score(state)
+        if err is not None:
+            return err
+        assert s is not None
+        if not s.topology_score or not scores:
+            return None
+        lo = min(ns.score for ns in scores)
+        hi = max(ns.score for ns in scores)
+        diff = hi - lo
+        for ns in scores:
+            f = 0.0
+            if diff > 0:
+                f = float(MAX_NODE_SCORE) * (float(ns.score - lo) / float(diff))
+            ns.score = int(f)
+        return None
+
+
+def _satisfy_pod_affinity(s: PreFilterState, labels: Mapping[str, str]) -> bool:
+    pods_exist = True
+    for t in s.required_affinity:
+        tv = labels.get(t.topology_key)
+        if tv is None:
+            return False  # every topology key must be on the node
+        if s.affinity_counts.get((t.topology_key, tv), 0) <= 0:
+            pods_exist = False
+    if pods_exist:
+        return True
+    # the first pod of a group that has affinity to itself
+    assert s.pod is not None
+    return not s.affinity_counts and pod_matches_all_terms(s.required_affinity, s.pod)
+
+
+def _satisfy_pod_anti_affinity(s: PreFilterState, labels: Mapping[str, str]) -> bool:
+    if s.anti_affinity_counts:
+        for t in s.required_anti:
+            tv = labels.get(t.topology_key)
+            if tv is not None and s.anti_affinity_counts.get((t.topology_key, tv), 0) > 0:
+                return False
+    return True
+
+
+def _satisfy_existing_pods_anti_affinity(s: PreFilterState, labels: Mapping[str, str]) -> bool:
+    counts = s.existing_anti_affinity_counts
+    if counts:
+        if len(counts) < len(labels):
+            for (k, v), n in counts.items():
+                if n > 0 and labels.get(k) == v:
+                    return False
+        else:
+            for k, v in labels.items():
+                if counts.get((k, v), 0) > 0:
+                    return False
+    return True
+
+
+PLUGIN = InterPodAffinity
+
+
+def factory(args: Any, handle: Handle) -> InterPodAffinity:
+    return InterPodAffinity(handle, args)

@@ -1,0 +1,221 @@
+"""NodeAffinity: nodeSelector and required node affinity filter; preferred node affinity scores.
+
+PreFilter narrows the candidate nodes when every required term names nodes through
+``matchFields: metadata.name In``. The optional ``addedAffinity`` argument is enforced on every pod.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pysched.errors import ConfigError
+from pysched.framework.cycle_state import CycleState
+from pysched.framework.interface import (
+    MAX_NODE_SCORE,
+    FilterPlugin,
+    Handle,
+    NodeScore,
+    PreFilterPlugin,
+    PreFilterResult,
+    PreScorePlugin,
+    ScorePlugin,
+)
+from pysched.framework.status import Code, Status
+from pysched.model.labels import NodeSelector, NodeSelectorTerm
+from pysched.model.objects import Pod
+from pysched.plugins.helper import default_normalize_score, pod_matches_node_selector_and_affinity
+from pysched.snapshot.nodeinfo import NodeInfo
+
+NAME = "NodeAffinity"
+PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+PRE_SCORE_STATE_KEY = "PreScore" + NAME
+
+ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
+ERR_REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
+ERR_REASON_CONFLICT = "pod affinity terms conflict"
+OBJECT_NAME_FIELD = "metadata.name"
+
+
+@dataclass(slots=True)
+class _NodeAffinityArgs:
+    """Used only while ``pysched.framework.plugin_args`` is unavailable; same field names."""
+
+    added_affinity: dict | None = None
+
+
+def decode_args(raw: Any) -> Any:
+    from pysched.framework import plugin_args
+    return plugin_args.DECODERS[NAME](raw, "args")
+
+
+def default_args() -> Any:
+    try:
+        return decode_args(None)
+    except (ImportError, KeyError, AttributeError):
+        return _NodeAffinityArgs()
+
+
+# --------------------------------------------------------------------------- term helpers
+
+PreferredTerms = list[tuple[int, NodeSelectorTerm]]
+
+
+def parse_preferred_terms(terms: list[tuple[int, NodeSelectorTerm | None]]) -> tuple[PreferredTerms, str | None]:
+    """``NewPreferredSchedulingTerms``: drop weight-0 and empty terms; an invalid term is an error."""
+    out: PreferredTerms = []
+    errors = []
+    for i, (weight, term) in enumerate(terms):
+        if weight == 0 or term is None:
+            continue
+        if not term.valid:
+            errors.append(f"[{i}].preference: invalid node selector term")
+            continue
+        out.append((weight, term))
+    if errors:
+        return [], ", ".join(errors)
+    return out, None
+
+
+def preferred_score(terms: PreferredTerms, node: NodeInfo) -> int:
+    labels = node.node.labels
+    score = 0
+    for weight, term in terms:
+        if term.matches(labels, node.name):
+            score += weight
+    return score
+
+
+def _raw_required_terms(pod: Pod) -> list:
+    """The pod's raw ``nodeSelectorTerms`` (empty terms included, as upstream's PreFilter sees them)."""
+    spec = pod.raw.get("spec") if isinstance(pod.raw, Mapping) else None
+    try:
+        terms = spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    except (KeyError, TypeError):
+        return []
+    return terms if isinstance(terms, list) else []
+
+
+def required_node_names(pod: Pod) -> set[str] | None:
+    """Node names allowed by ``matchFields metadata.name In`` in every required term, or None (no limit).
+
+    Within a term the name sets are intersected; across terms they are united. A term without such a
+    field leaves the nodes unrestricted.
+    """
+    terms = _raw_required_terms(pod)
+    if not terms:
+        return None
+    union: set[str] = set()
+    for t in terms:
+        term_names: set[str] | None = None
+        fields = t.get("matchFields") if isinstance(t, Mapping) else None
+        for r in fields if isinstance(fields, list) else []:
+            if not isinstance(r, Mapping):
+                continue
+            if r.get("key") == OBJECT_NAME_FIELD and r.get("operator") == "In":
+                values = {str(v) for v in (r.get("values") or [])}
+                term_names = values if term_names is None else term_names & values
+        if term_names is None:
+            return None
+        union |= term_names
+    return union
+
+
+# --------------------------------------------------------------------------- plugin
+
+class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin):
+    NAME = NAME
+    HAS_NORMALIZE = True
+
+    def __init__(self, args: Any = None) -> None:
+        if args is None:
+            args = default_args()
+        self.added_node_selector: NodeSelector | None = None
+        self.added_pref_terms: PreferredTerms | None = None
+        added = getattr(args, "added_affinity", None)
+        if added:
+            if not isinstance(added, Mapping):
+                raise ConfigError("expected an object", field=f"{NAME}.addedAffinity")
+            req = added.get("requiredDuringSchedulingIgnoredDuringExecution")
+            if req is not None:
+                ns = NodeSelector.parse(req)
+                if any(not t.valid for t in ns.terms):
+                    raise ConfigError("parsing addedAffinity.requiredDuringSchedulingIgnoredDuringExecution: "
+                                      "invalid node selector term", field=f"{NAME}.addedAffinity")
+                self.added_node_selector = ns
+            pref = added.get("preferredDuringSchedulingIgnoredDuringExecution")
+            if pref:
+                parsed = []
+                for p in pref:
+                    p = p if isinstance(p, Mapping) else {}
+                    parsed.append((int(p.get("weight") or 0), NodeSelectorTerm.parse(p.get("preference") or {})))
+                terms, err = parse_preferred_terms(parsed)
+                if err:
+                    raise ConfigError(f"parsing addedAffinity.preferredDuringSchedulingIgnoredDuringExecution: {err}",
+                                      field=f"{NAME}.addedAffinity")
+                self.added_pref_terms = terms
+
+    # ------------------------------------------------------------------ filter
+    def pre_filter(self, state: CycleState, pod: Pod,
+                   nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
+        no_node_affinity = pod.node_affinity_required is None
+        if no_node_affinity and self.added_node_selector is None and pod.node_selector is None:
+            return None, Status(Code.Skip)
+        state.write(PRE_FILTER_STATE_KEY, True)
+        if no_node_affinity:
+            return None, None
+        names = required_node_names(pod)
+        if names is None:
+            return None, None
+        if not names:
+            return None, Status.unresolvable(ERR_REASON_CONFLICT)
+        return PreFilterResult(names), None
+
+    def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
+        labels = node.node.labels
+        if self.added_node_selector is not None and not self.added_node_selector.matches(labels, node.name):
+            return Status.unresolvable(ERR_REASON_ENFORCED)
+        if not pod_matches_node_selector_and_affinity(pod, labels, node.name):
+            return Status.unresolvable(ERR_REASON_POD)
+        return None
+
+    # ------------------------------------------------------------------ score
+    def _pod_preferred(self, pod: Pod) -> tuple[PreferredTerms | None, str | None]:
+        if pod.node_affinity_preferred is None:
+            return None, None
+        return parse_preferred_terms(pod.node_affinity_preferred)
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        terms, err = self._pod_preferred(pod)
+        if err:
+            return Status.as_error(err)
+        if terms is None and self.added_pref_terms is None:
+            return Status(Code.Skip)
+        state.write(PRE_SCORE_STATE_KEY, terms)
+        return None
+
+    def score(self, state: CycleState, pod: Pod, node: NodeInfo) -> tuple[int, Status | None]:
+        count = 0
+        if self.added_pref_terms is not None:
+            count += preferred_score(self.added_pref_terms, node)
+        if state.has(PRE_SCORE_STATE_KEY):
+            terms = state.read(PRE_SCORE_STATE_KEY)
+        else:
+            terms, err = self._pod_preferred(pod)
+            if err:
+                return 0, Status.as_error(err)
+        if terms is not None:
+            count += preferred_score(terms, node)
+        return count, None
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
+        default_normalize_score(MAX_NODE_SCORE, False, scores)
+        return None
+
+
+PLUGIN = NodeAffinity
+
+
+def factory(args: Any, handle: Handle) -> NodeAffinity:
+    return NodeAffinity(args)

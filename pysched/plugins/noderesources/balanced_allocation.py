@@ -1,0 +1,82 @@
+"""NodeResourcesBalancedAllocation: favour nodes whose resource usage stays balanced after placing the pod.
+
+Uses the real requests (no 100m/200Mi defaults) on both sides, honours the incoming pod's pod-level
+resources, and skips pods that request none of the configured resources.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pysched.framework.cycle_state import CycleState
+from pysched.framework.interface import Handle, PreScorePlugin, ScorePlugin
+from pysched.framework.status import Code, Status
+from pysched.model.objects import Pod
+from pysched.plugins.noderesources.resource_allocation import (
+    ResourceAllocationScorer,
+    balanced_scorer,
+    is_best_effort,
+)
+from pysched.snapshot.nodeinfo import NodeInfo
+
+NAME = "NodeResourcesBalancedAllocation"
+PRE_SCORE_STATE_KEY = "PreScore" + NAME
+
+
+@dataclass(slots=True)
+class _ResourceSpec:
+    name: str
+    weight: int = 1
+
+
+@dataclass(slots=True)
+class _BalancedArgs:
+    """Used only while ``pysched.framework.plugin_args`` is unavailable; same field names."""
+
+    resources: list = field(default_factory=lambda: [_ResourceSpec("cpu", 1), _ResourceSpec("memory", 1)])
+
+
+def decode_args(raw: Any) -> Any:
+    from pysched.framework import plugin_args
+    return plugin_args.DECODERS[NAME](raw, "args")
+
+
+def default_args() -> Any:
+    try:
+        return decode_args(None)
+    except (ImportError, KeyError, AttributeError):
+        return _BalancedArgs()
+
+
+class BalancedAllocation(PreScorePlugin, ScorePlugin):
+    NAME = NAME
+
+    def __init__(self, args: Any = None) -> None:
+        if args is None:
+            args = default_args()
+        # Weights are validated to be 1 and never used by the balanced scorer.
+        resources = [(r.name, r.weight) for r in args.resources]
+        self.scorer = ResourceAllocationScorer(NAME, resources, balanced_scorer, use_requested=True, pod_level=True)
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        pod_requests = self.scorer.pod_requests(pod)
+        if is_best_effort(pod_requests):
+            return Status(Code.Skip)
+        state.write(PRE_SCORE_STATE_KEY, pod_requests)
+        return None
+
+    def score(self, state: CycleState, pod: Pod, node: NodeInfo) -> tuple[int, Status | None]:
+        pod_requests = state.read(PRE_SCORE_STATE_KEY)
+        if pod_requests is None:
+            pod_requests = self.scorer.pod_requests(pod)
+            if is_best_effort(pod_requests):
+                return 0, None
+        return self.scorer.score(node, pod_requests)
+
+
+PLUGIN = BalancedAllocation
+
+
+def factory(args: Any, handle: Handle) -> BalancedAllocation:
+    return BalancedAllocation(args)

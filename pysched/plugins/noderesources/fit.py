@@ -1,0 +1,214 @@
+"""NodeResourcesFit: the node must have room for the pod's requests; scoring by a configurable strategy.
+
+Filter compares the pod's real requests (pod-level resources and overhead included) with
+``allocatable - Requested``. Score uses LeastAllocated, MostAllocated or RequestedToCapacityRatio over the
+configured resources. Quirk kept from upstream: the scorer embedded in Fit is built without the
+pod-level-resources flag, so the incoming pod's ``spec.resources`` are ignored when scoring.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pysched.errors import ConfigError
+from pysched.framework.cycle_state import CycleState
+from pysched.framework.interface import (
+    FilterPlugin,
+    Handle,
+    PreFilterPlugin,
+    PreFilterResult,
+    PreScorePlugin,
+    ScorePlugin,
+)
+from pysched.framework.status import Code, Status
+from pysched.model.objects import Pod
+from pysched.model.resources import Resource, is_extended
+from pysched.plugins.noderesources.resource_allocation import (
+    ResourceAllocationScorer,
+    least_allocated_scorer,
+    most_allocated_scorer,
+    requested_to_capacity_ratio_scorer,
+)
+from pysched.snapshot.nodeinfo import NodeInfo
+
+NAME = "NodeResourcesFit"
+PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+PRE_SCORE_STATE_KEY = "PreScore" + NAME
+
+LEAST_ALLOCATED = "LeastAllocated"
+MOST_ALLOCATED = "MostAllocated"
+REQUESTED_TO_CAPACITY_RATIO = "RequestedToCapacityRatio"
+
+REASON_TOO_MANY_PODS = "Too many pods"
+
+
+# --------------------------------------------------------------------------- args
+
+@dataclass(slots=True)
+class _ResourceSpec:
+    name: str
+    weight: int = 1
+
+
+@dataclass(slots=True)
+class _ShapePoint:
+    utilization: int
+    score: int
+
+
+@dataclass(slots=True)
+class _ScoringStrategy:
+    type: str = LEAST_ALLOCATED
+    resources: list = field(default_factory=lambda: [_ResourceSpec("cpu", 1), _ResourceSpec("memory", 1)])
+    shape: list = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _FitArgs:
+    """Used only while ``pysched.framework.plugin_args`` is unavailable; same field names."""
+
+    ignored_resources: list = field(default_factory=list)
+    ignored_resource_groups: list = field(default_factory=list)
+    scoring_strategy: Any = field(default_factory=_ScoringStrategy)
+
+
+def decode_args(raw: Any) -> Any:
+    from pysched.framework import plugin_args
+    return plugin_args.DECODERS[NAME](raw, "args")
+
+
+def default_args() -> Any:
+    try:
+        return decode_args(None)
+    except (ImportError, KeyError, AttributeError):
+        return _FitArgs()
+
+
+# --------------------------------------------------------------------------- filter helpers
+
+@dataclass(slots=True)
+class InsufficientResource:
+    resource: str
+    reason: str
+    requested: int
+    used: int
+    capacity: int
+    unresolvable: bool = False
+
+
+def fits_request(req: Resource, node: NodeInfo, ignored_resources: set[str] | frozenset[str] = frozenset(),
+                 ignored_groups: set[str] | frozenset[str] = frozenset()) -> list[InsufficientResource]:
+    """Upstream ``fitsRequest``: every resource the node lacks, in check order."""
+    out: list[InsufficientResource] = []
+    alloc = node.allocatable
+    used = node.requested
+    allowed_pods = alloc.allowed_pod_number
+    if len(node.pods) + 1 > allowed_pods:
+        out.append(InsufficientResource("pods", REASON_TOO_MANY_PODS, 1, len(node.pods), allowed_pods))
+
+    if req.milli_cpu == 0 and req.memory == 0 and req.ephemeral_storage == 0 and not req.scalar:
+        return out
+
+    if req.milli_cpu > 0 and req.milli_cpu > alloc.milli_cpu - used.milli_cpu:
+        out.append(InsufficientResource("cpu", "Insufficient cpu", req.milli_cpu, used.milli_cpu,
+                                        alloc.milli_cpu, req.milli_cpu > alloc.milli_cpu))
+    if req.memory > 0 and req.memory > alloc.memory - used.memory:
+        out.append(InsufficientResource("memory", "Insufficient memory", req.memory, used.memory,
+                                        alloc.memory, req.memory > alloc.memory))
+    if req.ephemeral_storage > 0 and req.ephemeral_storage > alloc.ephemeral_storage - used.ephemeral_storage:
+        out.append(InsufficientResource("ephemeral-storage", "Insufficient ephemeral-storage",
+                                        req.ephemeral_storage, used.ephemeral_storage, alloc.ephemeral_storage,
+                                        req.ephemeral_storage > alloc.ephemeral_storage))
+
+    # Upstream walks a Go map here (random order); the pod's own order is used instead.
+    for name, q in req.scalar.items():
+        if q == 0:
+            continue
+        if is_extended(name):
+            if name in ignored_resources or (ignored_groups and name.split("/", 1)[0] in ignored_groups):
+                continue
+        have = alloc.scalar.get(name, 0)
+        in_use = used.scalar.get(name, 0)
+        if q > have - in_use:
+            out.append(InsufficientResource(name, f"Insufficient {name}", q, in_use, have, q > have))
+    return out
+
+
+def fits(pod: Pod, node: NodeInfo) -> list[InsufficientResource]:
+    """Upstream ``Fits``: the pod's requests against the node, with no ignored resources."""
+    return fits_request(pod.requests, node)
+
+
+def insufficient_status(insufficient: list[InsufficientResource]) -> Status | None:
+    if not insufficient:
+        return None
+    code = Code.Unschedulable
+    for r in insufficient:
+        if r.unresolvable:
+            code = Code.UnschedulableAndUnresolvable
+    return Status(code, *(r.reason for r in insufficient))
+
+
+# --------------------------------------------------------------------------- plugin
+
+def build_scorer(strategy: Any) -> ResourceAllocationScorer:
+    if strategy is None:
+        raise ConfigError("scoring strategy not specified", field=f"{NAME}.scoringStrategy")
+    resources = [(r.name, r.weight) for r in strategy.resources]
+    weights = [w for _, w in resources]
+    kind = strategy.type
+    if kind == LEAST_ALLOCATED:
+        fn = least_allocated_scorer(weights)
+    elif kind == MOST_ALLOCATED:
+        fn = most_allocated_scorer(weights)
+    elif kind == REQUESTED_TO_CAPACITY_RATIO:
+        shape = [(p.utilization, p.score) for p in (strategy.shape or [])]
+        if not shape:
+            raise ConfigError("at least one point must be specified", field=f"{NAME}.scoringStrategy.shape")
+        fn = requested_to_capacity_ratio_scorer(weights, shape)
+    else:
+        raise ConfigError(f"scoring strategy {kind} is not supported", field=f"{NAME}.scoringStrategy.type")
+    # Built without the pod-level-resources flag, as upstream does (see the module docstring).
+    return ResourceAllocationScorer(kind, resources, fn, use_requested=False, pod_level=False)
+
+
+class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin):
+    NAME = NAME
+
+    def __init__(self, args: Any = None) -> None:
+        if args is None:
+            args = default_args()
+        self.ignored_resources = frozenset(args.ignored_resources or ())
+        self.ignored_resource_groups = frozenset(args.ignored_resource_groups or ())
+        self.scorer = build_scorer(args.scoring_strategy)
+
+    # PreFilter never skips: its state is needed by Filter.
+    def pre_filter(self, state: CycleState, pod: Pod,
+                   nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
+        # SidecarContainers is GA in v1.34, so the restartable-init-container rejection never applies.
+        state.write(PRE_FILTER_STATE_KEY, pod.requests)
+        return None, None
+
+    def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
+        req = state.read(PRE_FILTER_STATE_KEY)
+        if req is None:
+            return Status.as_error(f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
+        return insufficient_status(fits_request(req, node, self.ignored_resources, self.ignored_resource_groups))
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        state.write(PRE_SCORE_STATE_KEY, self.scorer.pod_requests(pod))
+        return None
+
+    def score(self, state: CycleState, pod: Pod, node: NodeInfo) -> tuple[int, Status | None]:
+        pod_requests = state.read(PRE_SCORE_STATE_KEY)
+        if pod_requests is None:
+            pod_requests = self.scorer.pod_requests(pod)
+        return self.scorer.score(node, pod_requests)
+
+
+PLUGIN = Fit
+
+
+def factory(args: Any, handle: Handle) -> Fit:
+    return Fit(args)

@@ -1,0 +1,208 @@
+"""The allocation scorer shared by NodeResourcesFit and NodeResourcesBalancedAllocation.
+
+Upstream ``noderesources/resource_allocation.go`` plus the per-strategy scorers
+(``least_allocated.go``, ``most_allocated.go``, ``requested_to_capacity_ratio.go``,
+``balanced_allocation.go``) and ``helper/shape_score.go``.
+
+All arithmetic is integer arithmetic with Go semantics, except the balanced score and the final
+RequestedToCapacityRatio average, which are float64 exactly as upstream orders them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+from pysched.framework.interface import MAX_NODE_SCORE
+from pysched.framework.status import Status
+from pysched.model.objects import Pod
+from pysched.model.quantity import milli_to_value
+from pysched.model.resources import CPU, EPHEMERAL, MEMORY, NON_ZERO_DEFAULTS, is_scalar
+from pysched.plugins.helper import go_div, go_round
+from pysched.snapshot.nodeinfo import NodeInfo
+
+#: upstream ``config.MaxCustomPriorityScore``: shape scores are given on a 0..10 scale
+MAX_CUSTOM_PRIORITY_SCORE = 10
+MAX_UTILIZATION = 100
+
+#: (requested, allocatable) vectors, one entry per configured resource -> node score
+VectorScorer = Callable[[list[int], list[int]], int]
+
+
+def pod_request_list(pod: Pod, resources: Sequence[str], use_requested: bool, pod_level: bool) -> list[int]:
+    """The incoming pod's request for each configured resource (``calculatePodResourceRequestList``).
+
+    Without ``use_requested`` a container that omits cpu or memory counts as 100m / 200Mi. cpu is in
+    millicores, everything else in whole units (rounded up, as ``Quantity.Value()``). Overhead is always
+    included; pod-level requests only when ``pod_level`` is true.
+    """
+    reqs = pod.compute_requests(non_missing=None if use_requested else NON_ZERO_DEFAULTS,
+                                skip_pod_level=not pod_level)
+    out = []
+    for name in resources:
+        milli = reqs.get(name, 0)
+        out.append(milli if name == CPU else milli_to_value(milli))
+    return out
+
+
+def allocatable_and_requested(node: NodeInfo, resource: str, pod_request: int,
+                              use_requested: bool) -> tuple[int, int]:
+    """``calculateResourceAllocatableRequest``: (allocatable, requested incl. the pod) for one resource.
+
+    (0, 0) means the resource takes no part in the score.
+    """
+    if pod_request == 0 and is_scalar(resource):
+        return 0, 0
+    base = node.requested if use_requested else node.non_zero_requested
+    alloc = node.allocatable
+    if resource == CPU:
+        return alloc.milli_cpu, base.milli_cpu + pod_request
+    if resource == MEMORY:
+        return alloc.memory, base.memory + pod_request
+    if resource == EPHEMERAL:
+        # always the real request, whatever use_requested says
+        return alloc.ephemeral_storage, node.requested.ephemeral_storage + pod_request
+    if resource in alloc.scalar:
+        return alloc.scalar[resource], node.requested.scalar.get(resource, 0) + pod_request
+    return 0, 0
+
+
+class ResourceAllocationScorer:
+    """Upstream ``resourceAllocationScorer``: gathers the per-resource vectors and applies a scorer."""
+
+    __slots__ = ("name", "resources", "weights", "use_requested", "pod_level", "scorer")
+
+    def __init__(self, name: str, resources: Sequence[tuple[str, int]], scorer: VectorScorer,
+                 use_requested: bool, pod_level: bool) -> None:
+        self.name = name
+        self.resources = [r for r, _ in resources]
+        self.weights = [w for _, w in resources]
+        self.scorer = scorer
+        self.use_requested = use_requested
+        self.pod_level = pod_level
+
+    def pod_requests(self, pod: Pod) -> list[int]:
+        return pod_request_list(pod, self.resources, self.use_requested, self.pod_level)
+
+    def score(self, node: NodeInfo, pod_requests: Sequence[int]) -> tuple[int, Status | None]:
+        if not self.resources:
+            return 0, Status.as_error("resources not found")
+        n = len(self.resources)
+        requested = [0] * n
+        allocatable = [0] * n
+        for i, name in enumerate(self.resources):
+            alloc, req = allocatable_and_requested(node, name, pod_requests[i], self.use_requested)
+            if alloc == 0:
+                continue
+            allocatable[i] = alloc
+            requested[i] = req
+        return self.scorer(requested, allocatable), None
+
+
+def is_best_effort(pod_requests: Sequence[int]) -> bool:
+    return all(r == 0 for r in pod_requests)
+
+
+# --------------------------------------------------------------------------- strategies
+
+def least_requested_score(requested: int, capacity: int) -> int:
+    if capacity == 0 or requested > capacity:
+        return 0
+    return (capacity - requested) * MAX_NODE_SCORE // capacity
+
+
+def most_requested_score(requested: int, capacity: int) -> int:
+    if capacity == 0:
+        return 0
+    if requested > capacity:
+        requested = capacity
+    return requested * MAX_NODE_SCORE // capacity
+
+
+def _weighted_integer_mean(per_resource: Callable[[int, int], int], weights: Sequence[int]) -> VectorScorer:
+    def scorer(requested: list[int], allocatable: list[int]) -> int:
+        node_score = 0
+        weight_sum = 0
+        for i, alloc in enumerate(allocatable):
+            if alloc == 0:
+                continue
+            node_score += per_resource(requested[i], alloc) * weights[i]
+            weight_sum += weights[i]
+        if weight_sum == 0:
+            return 0
+        return go_div(node_score, weight_sum)
+    return scorer
+
+
+def least_allocated_scorer(weights: Sequence[int]) -> VectorScorer:
+    return _weighted_integer_mean(least_requested_score, weights)
+
+
+def most_allocated_scorer(weights: Sequence[int]) -> VectorScorer:
+    return _weighted_integer_mean(most_requested_score, weights)
+
+
+def broken_linear(shape: Sequence[tuple[int, int]]) -> Callable[[int], int]:
+    """``helper.BuildBrokenLinearFunction`` over (utilization, score) points, Go integer division."""
+    points = list(shape)
+
+    def f(p: int) -> int:
+        for i, (u, s) in enumerate(points):
+            if p <= u:
+                if i == 0:
+                    return s
+                pu, ps = points[i - 1]
+                return ps + go_div((s - ps) * (p - pu), u - pu)
+        return points[-1][1] if points else 0
+    return f
+
+
+def requested_to_capacity_ratio_scorer(weights: Sequence[int],
+                                       shape: Sequence[tuple[int, int]]) -> VectorScorer:
+    """Shape scores are given on 0..10 and scaled to 0..100 before the function is built."""
+    scale = MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE
+    raw = broken_linear([(int(u), int(s) * scale) for u, s in shape])
+
+    def resource_score(requested: int, capacity: int) -> int:
+        if capacity == 0 or requested > capacity:
+            return raw(MAX_UTILIZATION)
+        return raw(go_div(requested * MAX_UTILIZATION, capacity))
+
+    def scorer(requested: list[int], allocatable: list[int]) -> int:
+        node_score = 0
+        weight_sum = 0
+        for i, alloc in enumerate(allocatable):
+            if alloc == 0:
+                continue
+            s = resource_score(requested[i], alloc)
+            if s > 0:  # only resources with a positive score count, in both sums
+                node_score += s * weights[i]
+                weight_sum += weights[i]
+        if weight_sum == 0:
+            return 0
+        return go_round(float(node_score) / float(weight_sum))
+    return scorer
+
+
+def balanced_scorer(requested: list[int], allocatable: list[int]) -> int:
+    """``balancedResourceScorer``: 100 * (1 - std dev of the capped usage fractions), truncated."""
+    fractions: list[float] = []
+    total = 0.0
+    for i, alloc in enumerate(allocatable):
+        if alloc == 0:
+            continue
+        fraction = float(requested[i]) / float(alloc)
+        if fraction > 1:
+            fraction = 1.0
+        total += fraction
+        fractions.append(fraction)
+    std = 0.0
+    if len(fractions) == 2:
+        std = abs((fractions[0] - fractions[1]) / 2)
+    elif len(fractions) > 2:
+        mean = total / float(len(fractions))
+        acc = 0.0
+        for f in fractions:
+            acc = acc + (f - mean) * (f - mean)
+        std = math.sqrt(acc / float(len(fractions)))
+    return int((1 - std) * float(MAX_NODE_SCORE))

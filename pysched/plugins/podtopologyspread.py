@@ -1,0 +1,715 @@
+"""PodTopologySpread: hard (DoNotSchedule) spread constraints filter, soft (ScheduleAnyway) ones score.
+
+Behaviour follows kube-scheduler v1.34 (reference §10):
+
+* the pod's own ``topologySpreadConstraints`` are used when it has any; otherwise the default
+  constraints (``System``: hostname maxSkew 3 + zone maxSkew 5, both ScheduleAnyway; ``List``: the
+  configured ones) with a selector derived from the Services / RC / RS / STS selecting the pod;
+* PreFilter counts the matching pods per topology domain over all nodes once per cycle; Filter is
+  O(constraints) per node;
+* PreScore counts per domain over all nodes for the domains the feasible nodes span; Score adds
+  ``count * ln(size + 2) + maxSkew - 1`` per constraint; NormalizeScore inverts and scales.
+
+Per-node match counts are memoised across cycles (keyed by selector and namespace, invalidated by the
+NodeInfo's generation), so consecutive pods of one workload cost O(nodes), not O(pods).
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pysched.framework.cycle_state import CycleState, StateData
+from pysched.framework.interface import (
+    MAX_NODE_SCORE,
+    FilterPlugin,
+    Handle,
+    NodeScore,
+    PreFilterPlugin,
+    PreFilterResult,
+    PreScorePlugin,
+    ScorePlugin,
+)
+from pysched.framework.status import Code, Status
+from pysched.model.labels import LabelSelector, Requirement
+from pysched.model.objects import FieldError, Pod, SpreadConstraint
+from pysched.plugins.helper import find_untolerated_taint, pod_matches_node_selector_and_affinity
+from pysched.snapshot.nodeinfo import NodeInfo
+
+NAME = "PodTopologySpread"
+PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+PRE_SCORE_STATE_KEY = "PreScore" + NAME
+
+ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
+ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
+
+LABEL_HOSTNAME = "kubernetes.io/hostname"
+LABEL_ZONE = "topology.kubernetes.io/zone"
+DO_NOT_SCHEDULE = "DoNotSchedule"
+SCHEDULE_ANYWAY = "ScheduleAnyway"
+HONOR = "Honor"
+IGNORE = "Ignore"
+SYSTEM_DEFAULTING = "System"
+LIST_DEFAULTING = "List"
+
+MAX_INT32 = 2**31 - 1
+_INVALID_SCORE = -1
+
+SYSTEM_DEFAULT_CONSTRAINTS: tuple[SpreadConstraint, ...] = (
+    SpreadConstraint(max_skew=3, topology_key=LABEL_HOSTNAME, when_unsatisfiable=SCHEDULE_ANYWAY,
+                     selector=LabelSelector(), min_domains=None, node_affinity_policy=None,
+                     node_taints_policy=None, match_label_keys=[]),
+    SpreadConstraint(max_skew=5, topology_key=LABEL_ZONE, when_unsatisfiable=SCHEDULE_ANYWAY,
+                     selector=LabelSelector(), min_domains=None, node_affinity_policy=None,
+                     node_taints_policy=None, match_label_keys=[]),
+)
+
+
+# --------------------------------------------------------------------------- shared helpers
+
+def selector_key(sel: LabelSelector) -> Hashable:
+    """A structural, hashable identity for a selector (LabelSelector hashes by object identity)."""
+    return (sel.nothing, sel.requirements)
+
+
+class NodeValueCache:
+    """Memoises a value computed from a NodeInfo's pods, per (key, NodeInfo object, generation).
+
+    Holding the NodeInfo itself in the entry keeps its ``id`` from being reused; a NodeInfo changes
+    its generation on every add/remove of a pod, which invalidates the entry. Clones are distinct
+    objects, so they never see the original's entries. Least recently used keys are evicted.
+    """
+
+    __slots__ = ("_data", "_max_keys")
+
+    def __init__(self, max_keys: int = 32) -> None:
+        self._data: OrderedDict[Hashable, dict[int, tuple[NodeInfo, int, Any]]] = OrderedDict()
+        self._max_keys = max_keys
+
+    def table(self, key: Hashable) -> dict[int, tuple[NodeInfo, int, Any]]:
+        per = self._data.get(key)
+        if per is None:
+            per = {}
+            self._data[key] = per
+            if len(self._data) > self._max_keys:
+                self._data.popitem(last=False)
+        else:
+            self._data.move_to_end(key)
+        return per
+
+    @staticmethod
+    def lookup(per: dict[int, tuple[NodeInfo, int, Any]], ni: NodeInfo, compute: Callable[[NodeInfo], Any]) -> Any:
+        ent = per.get(id(ni))
+        if ent is not None and ent[0] is ni and ent[1] == ni.generation:
+            return ent[2]
+        v = compute(ni)
+        per[id(ni)] = (ni, ni.generation, v)
+        return v
+
+    def clear(self) -> None:
+        self._data.clear()
+
+
+def count_pods_match_selector(pods: list[Pod], selector: LabelSelector, namespace: str) -> int:
+    """Upstream ``countPodsMatchSelector``: an empty (match-everything) selector counts nothing;
+    terminating pods and pods of other namespaces are skipped."""
+    if selector.empty:
+        return 0
+    n = 0
+    for p in pods:
+        if p.meta.deletion_timestamp is not None or p.meta.namespace != namespace:
+            continue
+        if selector.matches(p.meta.labels):
+            n += 1
+    return n
+
+
+def round_half_away(x: float) -> int:
+    """Go's ``math.Round`` exactly (``floor(x + 0.5)`` is off for 0.49999999999999994)."""
+    if x < 0:
+        return -round_half_away(-x)
+    f = math.floor(x)
+    return int(f) + 1 if x - f >= 0.5 else int(f)
+
+
+# Coefficients of the FreeBSD ``e_log.c`` algorithm that Go's ``math.Log`` implements (also in its amd64
+# assembly). Go's result differs from the C library's ``log`` in the last bit for some integers (ln 3
+# among them), and that bit can flip a half-away rounding, so the weights use this port.
+_LN2_HI = 6.93147180369123816490e-01
+_LN2_LO = 1.90821492927058770002e-10
+_LG1 = 6.666666666666735130e-01
+_LG2 = 3.999999999940941908e-01
+_LG3 = 2.857142874366239149e-01
+_LG4 = 2.222219843214978396e-01
+_LG5 = 1.818357216161805012e-01
+_LG6 = 1.531383769920937332e-01
+_LG7 = 1.479819860511658591e-01
+_HALF_SQRT2 = 7.07106781186547524401e-01
+
+
+def go_log(x: float) -> float:
+    """Go's ``math.Log`` bit for bit (finite x > 0; normal numbers)."""
+    if x <= 0.0 or math.isnan(x) or math.isinf(x) or x < 2.2250738585072014e-308:
+        return math.log(x) if x > 0.0 else (-math.inf if x == 0.0 else math.nan)
+    bits = struct.unpack("<Q", struct.pack("<d", x))[0]
+    frac = struct.unpack("<d", struct.pack("<Q", (bits & 0x000FFFFFFFFFFFFF) | 0x3FE0000000000000))[0]
+    k = float(((bits >> 52) & 0x7FF) - 0x3FE)
+    if not _HALF_SQRT2 < frac:  # the amd64 assembly's comparison (the Go source's `<` differs only at equality)
+        frac *= 2.0
+        k -= 1.0
+    f = frac - 1.0
+    s = f / (2.0 + f)
+    s2 = s * s
+    s4 = s2 * s2
+    t1 = s2 * (_LG1 + s4 * (_LG3 + s4 * (_LG5 + s4 * _LG7)))
+    t2 = s4 * (_LG2 + s4 * (_LG4 + s4 * _LG6))
+    r = t1 + t2
+    hfsq = 0.5 * f * f
+    return k * _LN2_HI - ((hfsq - (s * (hfsq + r) + k * _LN2_LO)) - f)
+
+
+# --------------------------------------------------------------------------- constraints
+
+@dataclass(slots=True)
+class Constraint:
+    """Upstream's internal ``topologySpreadConstraint``: the selector is parsed and merged."""
+
+    max_skew: int
+    topology_key: str
+    selector: LabelSelector
+    min_domains: int
+    node_affinity_honor: bool
+    node_taints_honor: bool
+
+
+def merge_match_label_keys(selector: LabelSelector, keys: list[str], pod_labels: dict[str, str]) -> LabelSelector:
+    """matchLabelKeys: ``key=value`` for every key the pod carries, ANDed with the original selector;
+    a nil (nothing) selector stays nothing."""
+    extra: dict[str, str] = {}
+    for k in keys:
+        if k in pod_labels:
+            extra[k] = pod_labels[k]
+    if not extra:
+        return selector
+    reqs = tuple(Requirement(k, "In", frozenset((v,))) for k, v in sorted(extra.items()))
+    return selector.with_requirements(reqs)
+
+
+def filter_constraints(constraints: list[SpreadConstraint] | tuple[SpreadConstraint, ...],
+                       pod_labels: dict[str, str], action: str) -> list[Constraint]:
+    out: list[Constraint] = []
+    for c in constraints:
+        if c.when_unsatisfiable != action:
+            continue
+        sel = c.selector
+        if c.match_label_keys:
+            sel = merge_match_label_keys(sel, c.match_label_keys, pod_labels)
+        out.append(Constraint(
+            max_skew=c.max_skew,
+            topology_key=c.topology_key,
+            selector=sel,
+            min_domains=c.min_domains if c.min_domains is not None else 1,
+            node_affinity_honor=(c.node_affinity_policy or HONOR) == HONOR,
+            node_taints_honor=(c.node_taints_policy or IGNORE) == HONOR,
+        ))
+    return out
+
+
+def node_has_all_keys(labels: dict[str, str], constraints: list[Constraint]) -> bool:
+    for c in constraints:
+        if c.topology_key not in labels:
+            return False
+    return True
+
+
+class _Eligibility:
+    """nodeAffinityPolicy / nodeTaintsPolicy checks for one pod, evaluated lazily per node."""
+
+    __slots__ = ("pod", "need_affinity", "need_taints")
+
+    def __init__(self, pod: Pod, constraints: list[Constraint]) -> None:
+        self.pod = pod
+        has_required = bool(pod.node_selector) or pod.node_affinity_required is not None
+        self.need_affinity = has_required and any(c.node_affinity_honor for c in constraints)
+        self.need_taints = any(c.node_taints_honor for c in constraints)
+
+    def per_node(self, ni: NodeInfo) -> tuple[bool, bool]:
+        """(matches the pod's required node affinity, has no untolerated NoSchedule/NoExecute taint)."""
+        aff = True
+        if self.need_affinity:
+            aff = pod_matches_node_selector_and_affinity(self.pod, ni.node.labels, ni.name)
+        taints = True
+        if self.need_taints and ni.node.taints:
+            taints = find_untolerated_taint(ni.node.taints, self.pod.tolerations) is None
+        return aff, taints
+
+    @staticmethod
+    def ok(c: Constraint, verdict: tuple[bool, bool]) -> bool:
+        if c.node_affinity_honor and not verdict[0]:
+            return False
+        if c.node_taints_honor and not verdict[1]:
+            return False
+        return True
+
+
+# --------------------------------------------------------------------------- default selector
+
+_RC_GVK = ("", "v1", "ReplicationController")
+_RS_GVK = ("apps", "v1", "ReplicaSet")
+_SS_GVK = ("apps", "v1", "StatefulSet")
+
+
+def _parse_group_version(api_version: str) -> tuple[str, str] | None:
+    """``schema.ParseGroupVersion``: "" → ("", ""), "v1" → ("", "v1"), "g/v" → ("g", "v"); else None."""
+    if not api_version:
+        return "", ""
+    parts = api_version.split("/")
+    if len(parts) == 1:
+        return "", parts[0]
+    if len(parts) == 2:
+        return parts[0], parts[1]
+    return None
+
+
+class _WorkloadIndex:
+    """Services by namespace and controllers by (kind, namespace, name), built from the snapshot."""
+
+    def __init__(self, workloads: dict[str, list]) -> None:
+        self.source = workloads
+        self.sizes = {k: len(v) for k, v in workloads.items()}
+        self.services: dict[str, list] = {}
+        for svc in workloads.get("Service", []):
+            self.services.setdefault(svc.meta.namespace, []).append(svc)
+        self.controllers: dict[tuple[str, str, str], Any] = {}
+        for kind in ("ReplicationController", "ReplicaSet", "StatefulSet"):
+            for w in workloads.get(kind, []):
+                self.controllers.setdefault((kind, w.meta.namespace, w.meta.name), w)
+
+    def stale(self, workloads: dict[str, list]) -> bool:
+        return workloads is not self.source or {k: len(v) for k, v in workloads.items()} != self.sizes
+
+
+def default_selector(pod: Pod, index: _WorkloadIndex) -> LabelSelector:
+    """Upstream ``helper.DefaultSelector``."""
+    label_set: dict[str, str] = {}
+    for svc in index.services.get(pod.namespace, ()):
+        if svc.selector_map is None:  # a nil selector selects nothing
+            continue
+        if LabelSelector.from_map(svc.selector_map).matches(pod.labels):
+            label_set.update(svc.selector_map)
+    selector = LabelSelector.from_map(label_set)
+    owner = pod.meta.controller_ref()
+    if owner is None:
+        return selector
+    gv = _parse_group_version(str(owner.get("apiVersion") or ""))
+    if gv is None:
+        return selector
+    gvk = (gv[0], gv[1], str(owner.get("kind") or ""))
+    name = str(owner.get("name") or "")
+    if gvk == _RC_GVK:
+        rc = index.controllers.get(("ReplicationController", pod.namespace, name))
+        if rc is not None:
+            label_set.update(rc.selector_map or {})
+            selector = LabelSelector.from_map(label_set)
+    elif gvk in (_RS_GVK, _SS_GVK):
+        w = index.controllers.get((gvk[2], pod.namespace, name))
+        if w is not None and w.selector is not None and not w.selector.nothing:
+            selector = LabelSelector(tuple(sorted(selector.requirements + w.selector.requirements,
+                                                  key=lambda r: r.key)))
+    return selector
+
+
+# --------------------------------------------------------------------------- cycle state
+
+class CriticalPaths:
+    """The two smallest (topology value, match count) pairs, maintained as upstream does."""
+
+    __slots__ = ("v0", "n0", "v1", "n1")
+
+    def __init__(self) -> None:
+        self.v0, self.n0 = "", MAX_INT32
+        self.v1, self.n1 = "", MAX_INT32
+
+    def update(self, value: str, num: int) -> None:
+        if value == self.v0:
+            self.n0 = num
+        elif value == self.v1:
+            self.n1 = num
+        else:
+            if num < self.n0:
+                self.v1, self.n1 = self.v0, self.n0
+                self.v0, self.n0 = value, num
+            elif num < self.n1:
+                self.v1, self.n1 = value, num
+            return
+        if self.n0 > self.n1:
+            self.v0, self.n0, self.v1, self.n1 = self.v1, self.n1, self.v0, self.n0
+
+    def copy(self) -> CriticalPaths:
+        c = CriticalPaths.__new__(CriticalPaths)
+        c.v0, c.n0, c.v1, c.n1 = self.v0, self.n0, self.v1, self.n1
+        return c
+
+    def __repr__(self) -> str:
+        return f"CriticalPaths(({self.v0!r}, {self.n0}), ({self.v1!r}, {self.n1}))"
+
+
+@dataclass(slots=True)
+class PreFilterState(StateData):
+    constraints: list[Constraint] = field(default_factory=list)
+    critical_paths: list[CriticalPaths] = field(default_factory=list)
+    tp_value_to_match_num: list[dict[str, int]] = field(default_factory=list)
+
+    def min_match_num(self, i: int, min_domains: int) -> int:
+        if len(self.tp_value_to_match_num[i]) < min_domains:
+            return 0
+        return self.critical_paths[i].n0
+
+    def clone(self) -> PreFilterState:
+        return PreFilterState(self.constraints, [p.copy() for p in self.critical_paths],
+                              [dict(m) for m in self.tp_value_to_match_num])
+
+
+@dataclass(slots=True)
+class PreScoreState(StateData):
+    constraints: list[Constraint] = field(default_factory=list)
+    ignored_nodes: set[str] = field(default_factory=set)
+    topology_value_to_pod_counts: list[dict[str, int]] = field(default_factory=list)
+    topology_normalizing_weight: list[float] = field(default_factory=list)
+
+    def clone(self) -> PreScoreState:
+        return self  # never mutated after PreScore
+
+
+# --------------------------------------------------------------------------- args
+
+@dataclass(slots=True)
+class _FallbackArgs:
+    default_constraints: list[dict] = field(default_factory=list)
+    defaulting_type: str = SYSTEM_DEFAULTING
+
+
+def decode_args(raw: Any) -> Any:
+    from pysched.framework import plugin_args
+
+    return plugin_args.DECODERS[NAME](raw, "args")
+
+
+def _default_args() -> Any:
+    try:
+        from pysched.framework import plugin_args
+
+        return plugin_args.DECODERS[NAME](None, "args")
+    except Exception:  # noqa: BLE001 - plugin_args not available yet: the documented defaults
+        return _FallbackArgs()
+
+
+# --------------------------------------------------------------------------- plugin
+
+class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin):
+    NAME = NAME
+    HAS_EXTENSIONS = True
+    HAS_NORMALIZE = True
+
+    def __init__(self, handle: Handle | None, args: Any = None) -> None:
+        if args is None:
+            args = _default_args()
+        self.handle = handle
+        defaulting = getattr(args, "defaulting_type", SYSTEM_DEFAULTING) or SYSTEM_DEFAULTING
+        self.system_defaulted = defaulting == SYSTEM_DEFAULTING
+        if self.system_defaulted:
+            self.default_constraints: tuple[SpreadConstraint, ...] = SYSTEM_DEFAULT_CONSTRAINTS
+        else:
+            parsed = []
+            for i, raw in enumerate(getattr(args, "default_constraints", None) or []):
+                if isinstance(raw, SpreadConstraint):
+                    parsed.append(raw)
+                    continue
+                try:
+                    parsed.append(SpreadConstraint.parse(raw, f"defaultConstraints[{i}]"))
+                except FieldError as e:
+                    from pysched.errors import ConfigError
+
+                    raise ConfigError(e.message, field=f"args.{e.path}") from None
+            self.default_constraints = tuple(parsed)
+        self._counts = NodeValueCache()
+        self._workload_index: _WorkloadIndex | None = None
+
+    # ------------------------------------------------------------------ constraints
+    def _workloads(self) -> _WorkloadIndex:
+        workloads: dict[str, list] = {}
+        if self.handle is not None:
+            workloads = self.handle.state.cluster.workloads
+        idx = self._workload_index
+        if idx is None or idx.stale(workloads):
+            idx = _WorkloadIndex(workloads)
+            self._workload_index = idx
+        return idx
+
+    def build_default_constraints(self, pod: Pod, action: str) -> list[Constraint]:
+        constraints = filter_constraints(self.default_constraints, pod.labels, action)
+        if not constraints:
+            return []
+        selector = default_selector(pod, self._workloads())
+        if selector.empty:
+            return []
+        for c in constraints:
+            c.selector = selector
+        return constraints
+
+    def get_constraints(self, pod: Pod, action: str) -> list[Constraint]:
+        if pod.spread_constraints:
+            return filter_constraints(pod.spread_constraints, pod.labels, action)
+        return self.build_default_constraints(pod, action)
+
+    def _count(self, ni: NodeInfo, selector: LabelSelector, namespace: str,
+               table: dict[int, tuple[NodeInfo, int, Any]] | None) -> int:
+        if table is None:
+            return count_pods_match_selector(ni.pods, selector, namespace)
+        ent = table.get(id(ni))
+        if ent is not None and ent[0] is ni and ent[1] == ni.generation:
+            return ent[2]
+        v = count_pods_match_selector(ni.pods, selector, namespace)
+        table[id(ni)] = (ni, ni.generation, v)
+        return v
+
+    def _table(self, c: Constraint, namespace: str) -> dict[int, tuple[NodeInfo, int, Any]] | None:
+        if c.selector.empty or c.selector.nothing:
+            return None  # counts are 0 without looking at pods
+        return self._counts.table((selector_key(c.selector), namespace))
+
+    # ------------------------------------------------------------------ PreFilter
+    def pre_filter(self, state: CycleState, pod: Pod,
+                   nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
+        constraints = self.get_constraints(pod, DO_NOT_SCHEDULE)
+        if not constraints:
+            return None, Status(Code.Skip)
+        s = self.compute_pre_filter_state(pod, constraints, nodes)
+        state.write(PRE_FILTER_STATE_KEY, s)
+        return None, None
+
+    def compute_pre_filter_state(self, pod: Pod, constraints: list[Constraint],
+                                 nodes: list[NodeInfo]) -> PreFilterState:
+        n = len(constraints)
+        tp: list[dict[str, int]] = [{} for _ in range(n)]
+        elig = _Eligibility(pod, constraints)
+        ns = pod.namespace
+        tables = [self._table(c, ns) for c in constraints]
+        zero = [c.selector.empty or c.selector.nothing for c in constraints]
+        for ni in nodes:
+            labels = ni.node.labels
+            if not node_has_all_keys(labels, constraints):
+                continue
+            verdict = elig.per_node(ni)
+            for i, c in enumerate(constraints):
+                if not _Eligibility.ok(c, verdict):
+                    continue
+                value = labels[c.topology_key]
+                cnt = 0 if zero[i] else self._count(ni, c.selector, ns, tables[i])
+                m = tp[i]
+                m[value] = m.get(value, 0) + cnt
+        paths = []
+        for i in range(n):
+            p = CriticalPaths()
+            for value, num in tp[i].items():
+                p.update(value, num)
+            paths.append(p)
+        return PreFilterState(constraints, paths, tp)
+
+    def _update_with_pod(self, s: PreFilterState, updated: Pod, preemptor: Pod, ni: NodeInfo, delta: int) -> None:
+        if updated.namespace != preemptor.namespace:
+            return
+        labels = ni.node.labels
+        if not node_has_all_keys(labels, s.constraints):
+            return
+        verdict: tuple[bool, bool] | None = None
+        for i, c in enumerate(s.constraints):
+            if not c.selector.matches(updated.labels):
+                continue
+            if verdict is None:
+                verdict = _Eligibility(preemptor, s.constraints).per_node(ni)
+            if not _Eligibility.ok(c, verdict):
+                continue
+            v = labels[c.topology_key]
+            m = s.tp_value_to_match_num[i]
+            m[v] = m.get(v, 0) + delta
+            s.critical_paths[i].update(v, m[v])
+
+    def _read_pre_filter(self, state: CycleState) -> tuple[PreFilterState | None, Status | None]:
+        s = state.read(PRE_FILTER_STATE_KEY)
+        if s is None:
+            return None, Status.as_error(f'reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
+        if not isinstance(s, PreFilterState):
+            return None, Status.as_error(f"{s!r} convert to podtopologyspread.preFilterState error")
+        return s, None
+
+    def add_pod(self, state: CycleState, pod: Pod, pod_to_add: Pod, node: NodeInfo) -> Status | None:
+        s, err = self._read_pre_filter(state)
+        if err is not None:
+            return err
+        self._update_with_pod(s, pod_to_add, pod, node, 1)  # type: ignore[arg-type]
+        return None
+
+    def remove_pod(self, state: CycleState, pod: Pod, pod_to_remove: Pod, node: NodeInfo) -> Status | None:
+        s, err = self._read_pre_filter(state)
+        if err is not None:
+            return err
+        self._update_with_pod(s, pod_to_remove, pod, node, -1)  # type: ignore[arg-type]
+        return None
+
+    # ------------------------------------------------------------------ Filter
+    def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
+        s, err = self._read_pre_filter(state)
+        if err is not None:
+            return err
+        assert s is not None
+        if not s.constraints:
+            return None
+        labels = node.node.labels
+        pod_labels = pod.labels
+        for i, c in enumerate(s.constraints):
+            value = labels.get(c.topology_key)
+            if value is None:
+                return Status.unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH)
+            min_match = s.min_match_num(i, c.min_domains)
+            self_match = 1 if c.selector.matches(pod_labels) else 0
+            match_num = s.tp_value_to_match_num[i].get(value, 0)
+            if match_num + self_match - min_match > c.max_skew:
+                return Status.unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH)
+        return None
+
+    # ------------------------------------------------------------------ PreScore / Score
+    def _all_nodes(self, fallback: list[NodeInfo]) -> list[NodeInfo]:
+        if self.handle is None:
+            return fallback
+        return self.handle.state.node_infos
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        all_nodes = self._all_nodes(nodes)
+        if not all_nodes:
+            return Status(Code.Skip)
+        require_all = bool(pod.spread_constraints) or not self.system_defaulted
+        if pod.spread_constraints:
+            constraints = filter_constraints(pod.spread_constraints, pod.labels, SCHEDULE_ANYWAY)
+        else:
+            constraints = self.build_default_constraints(pod, SCHEDULE_ANYWAY)
+        if not constraints:
+            return Status(Code.Skip)
+        s = PreScoreState(constraints)
+        n = len(constraints)
+        counts: list[dict[str, int]] = [{} for _ in range(n)]
+        topo_size = [0] * n
+        is_host = [c.topology_key == LABEL_HOSTNAME for c in constraints]
+        for ni in nodes:
+            labels = ni.node.labels
+            if require_all and not node_has_all_keys(labels, constraints):
+                s.ignored_nodes.add(ni.name)
+                continue
+            for i, c in enumerate(constraints):
+                if is_host[i]:
+                    continue
+                value = labels.get(c.topology_key, "")
+                if value not in counts[i]:
+                    counts[i][value] = 0
+                    topo_size[i] += 1
+        weights = []
+        for i in range(n):
+            size = len(nodes) - len(s.ignored_nodes) if is_host[i] else topo_size[i]
+            weights.append(go_log(float(size + 2)))
+        s.topology_value_to_pod_counts = counts
+        s.topology_normalizing_weight = weights
+
+        if any(counts[i] for i in range(n)):
+            elig = _Eligibility(pod, constraints)
+            ns = pod.namespace
+            tables = [self._table(c, ns) for c in constraints]
+            zero = [c.selector.empty or c.selector.nothing for c in constraints]
+            active = [i for i in range(n) if not is_host[i] and counts[i]]
+            for ni in all_nodes:
+                labels = ni.node.labels
+                if require_all and not node_has_all_keys(labels, constraints):
+                    continue
+                verdict = None
+                for i in active:
+                    c = constraints[i]
+                    m = counts[i]
+                    value = labels.get(c.topology_key, "")
+                    if value not in m:
+                        continue
+                    if verdict is None:
+                        verdict = elig.per_node(ni)
+                    if not _Eligibility.ok(c, verdict):
+                        continue
+                    if not zero[i]:
+                        m[value] += self._count(ni, c.selector, ns, tables[i])
+        state.write(PRE_SCORE_STATE_KEY, s)
+        return None
+
+    def _read_pre_score(self, state: CycleState) -> tuple[PreScoreState | None, Status | None]:
+        s = state.read(PRE_SCORE_STATE_KEY)
+        if s is None:
+            return None, Status.as_error(f'error reading "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
+        if not isinstance(s, PreScoreState):
+            return None, Status.as_error(f"{s!r}  convert to podtopologyspread.preScoreState error")
+        return s, None
+
+    def score(self, state: CycleState, pod: Pod, node: NodeInfo) -> tuple[int, Status | None]:
+        s, err = self._read_pre_score(state)
+        if err is not None:
+            return 0, err
+        assert s is not None
+        if node.name in s.ignored_nodes:
+            return 0, None
+        labels = node.node.labels
+        score = 0.0
+        for i, c in enumerate(s.constraints):
+            value = labels.get(c.topology_key)
+            if value is None:
+                continue
+            if c.topology_key == LABEL_HOSTNAME:
+                if c.selector.empty or c.selector.nothing:
+                    cnt = 0
+                else:
+                    cnt = self._count(node, c.selector, pod.namespace, self._table(c, pod.namespace))
+            else:
+                cnt = s.topology_value_to_pod_counts[i].get(value, 0)
+            score += float(cnt) * s.topology_normalizing_weight[i] + float(c.max_skew - 1)
+        return round_half_away(score), None
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
+        s, err = self._read_pre_score(state)
+        if err is not None:
+            return err
+        if s is None:
+            return None
+        min_score: int | None = None
+        max_score = 0
+        for ns in scores:
+            if ns.name in s.ignored_nodes:
+                ns.score = _INVALID_SCORE
+                continue
+            if min_score is None or ns.score < min_score:
+                min_score = ns.score
+            if ns.score > max_score:
+                max_score = ns.score
+        for ns in scores:
+            if ns.score == _INVALID_SCORE:
+                ns.score = 0
+                continue
+            if max_score == 0:
+                ns.score = MAX_NODE_SCORE
+                continue
+            assert min_score is not None
+            ns.score = MAX_NODE_SCORE * (max_score + min_score - ns.score) // max_score
+        return None
+
+
+PLUGIN = PodTopologySpread
+
+
+def factory(args: Any, handle: Handle) -> PodTopologySpread:
+    return PodTopologySpread(handle, args)

@@ -1,0 +1,208 @@
+"""Small builders of Pod and Node dicts for tests.
+
+``make_pod("p").req(cpu="1").obj()`` returns the plain dict; ``.pod()`` parses it with ``parse_pod``.
+``make_node("n").alloc(cpu="4", memory="8Gi").obj()`` likewise, with ``.node()``.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+from pysched.model.objects import Node, Pod, parse_node, parse_pod
+from pysched.snapshot.cluster import Cluster, ClusterState
+from pysched.snapshot.nodeinfo import NodeInfo
+
+
+def _resources(extra: Mapping[str, Any] | None, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(extra or {})
+    for k, v in kwargs.items():
+        out[k.replace("_", "-")] = v
+    return out
+
+
+class PodBuilder:
+    def __init__(self, name: str, namespace: str = "default") -> None:
+        self._d: dict[str, Any] = {"apiVersion": "v1", "kind": "Pod",
+                                   "metadata": {"name": name, "namespace": namespace},
+                                   "spec": {"containers": []}}
+
+    @property
+    def spec(self) -> dict[str, Any]:
+        return self._d["spec"]
+
+    # containers -------------------------------------------------------------
+    def container(self, requests: Mapping[str, Any] | None = None, limits: Mapping[str, Any] | None = None,
+                  image: str = "registry.k8s.io/pause:3.10", ports: list[dict] | None = None,
+                  name: str | None = None) -> PodBuilder:
+        c: dict[str, Any] = {"name": name or f"c{len(self.spec['containers'])}", "image": image}
+        res: dict[str, Any] = {}
+        if requests:
+            res["requests"] = dict(requests)
+        if limits:
+            res["limits"] = dict(limits)
+        if res:
+            c["resources"] = res
+        if ports:
+            c["ports"] = ports
+        self.spec["containers"].append(c)
+        return self
+
+    def req(self, extra: Mapping[str, Any] | None = None, **kwargs: Any) -> PodBuilder:
+        """A new container requesting ``kwargs`` (``ephemeral_storage`` → ``ephemeral-storage``) and ``extra``."""
+        return self.container(requests=_resources(extra, kwargs))
+
+    def init(self, requests: Mapping[str, Any] | None = None, sidecar: bool = False,
+             image: str = "registry.k8s.io/pause:3.10", ports: list[dict] | None = None) -> PodBuilder:
+        inits = self.spec.setdefault("initContainers", [])
+        c: dict[str, Any] = {"name": f"i{len(inits)}", "image": image}
+        if requests:
+            c["resources"] = {"requests": dict(requests)}
+        if sidecar:
+            c["restartPolicy"] = "Always"
+        if ports:
+            c["ports"] = ports
+        inits.append(c)
+        return self
+
+    def pod_req(self, extra: Mapping[str, Any] | None = None, **kwargs: Any) -> PodBuilder:
+        """Pod-level ``spec.resources.requests``."""
+        self.spec.setdefault("resources", {})["requests"] = _resources(extra, kwargs)
+        return self
+
+    def overhead(self, extra: Mapping[str, Any] | None = None, **kwargs: Any) -> PodBuilder:
+        self.spec["overhead"] = _resources(extra, kwargs)
+        return self
+
+    def host_port(self, port: int, ip: str = "", protocol: str = "", container_port: int | None = None) -> PodBuilder:
+        p: dict[str, Any] = {"containerPort": container_port or port, "hostPort": port}
+        if ip:
+            p["hostIP"] = ip
+        if protocol:
+            p["protocol"] = protocol
+        return self.container(ports=[p])
+
+    def host_network(self) -> PodBuilder:
+        self.spec["hostNetwork"] = True
+        return self
+
+    # placement --------------------------------------------------------------
+    def node_selector(self, selector: Mapping[str, str]) -> PodBuilder:
+        self.spec["nodeSelector"] = dict(selector)
+        return self
+
+    def _node_affinity(self) -> dict[str, Any]:
+        return self.spec.setdefault("affinity", {}).setdefault("nodeAffinity", {})
+
+    def required_terms(self, *terms: Mapping[str, Any]) -> PodBuilder:
+        """``requiredDuringScheduling…`` with the given raw NodeSelectorTerms (none → ``[]``)."""
+        self._node_affinity()["requiredDuringSchedulingIgnoredDuringExecution"] = {
+            "nodeSelectorTerms": [copy.deepcopy(dict(t)) for t in terms]}
+        return self
+
+    def preferred(self, weight: int, term: Mapping[str, Any]) -> PodBuilder:
+        lst = self._node_affinity().setdefault("preferredDuringSchedulingIgnoredDuringExecution", [])
+        lst.append({"weight": weight, "preference": copy.deepcopy(dict(term))})
+        return self
+
+    def preferred_empty(self) -> PodBuilder:
+        self._node_affinity()["preferredDuringSchedulingIgnoredDuringExecution"] = []
+        return self
+
+    def toleration(self, key: str = "", value: str = "", effect: str = "", operator: str = "") -> PodBuilder:
+        t = {k: v for k, v in (("key", key), ("value", value), ("effect", effect), ("operator", operator)) if v}
+        self.spec.setdefault("tolerations", []).append(t)
+        return self
+
+    def node_name(self, name: str) -> PodBuilder:
+        self.spec["nodeName"] = name
+        return self
+
+    # misc -------------------------------------------------------------------
+    def gate(self, *names: str) -> PodBuilder:
+        self.spec.setdefault("schedulingGates", []).extend({"name": n} for n in names)
+        return self
+
+    def priority(self, value: int) -> PodBuilder:
+        self.spec["priority"] = value
+        return self
+
+    def volume(self, name: str, **source: Any) -> PodBuilder:
+        self.spec.setdefault("volumes", []).append({"name": name, **source})
+        return self
+
+    def claim(self, name: str, template: str = "tmpl") -> PodBuilder:
+        self.spec.setdefault("resourceClaims", []).append({"name": name, "resourceClaimTemplateName": template})
+        return self
+
+    def obj(self) -> dict[str, Any]:
+        d = copy.deepcopy(self._d)
+        if not d["spec"]["containers"]:
+            d["spec"]["containers"] = [{"name": "c0", "image": "registry.k8s.io/pause:3.10"}]
+        return d
+
+    def pod(self, index: int = 0) -> Pod:
+        return parse_pod(self.obj(), index)
+
+
+class NodeBuilder:
+    def __init__(self, name: str) -> None:
+        self._d: dict[str, Any] = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {}},
+                                   "spec": {}, "status": {"allocatable": {"pods": "110"}}}
+
+    def alloc(self, extra: Mapping[str, Any] | None = None, **kwargs: Any) -> NodeBuilder:
+        self._d["status"]["allocatable"].update(_resources(extra, kwargs))
+        return self
+
+    def label(self, key: str, value: str) -> NodeBuilder:
+        self._d["metadata"]["labels"][key] = value
+        return self
+
+    def labels(self, labels: Mapping[str, str]) -> NodeBuilder:
+        self._d["metadata"]["labels"].update(labels)
+        return self
+
+    def taint(self, key: str, value: str = "", effect: str = "NoSchedule") -> NodeBuilder:
+        t = {"key": key, "effect": effect}
+        if value:
+            t["value"] = value
+        self._d["spec"].setdefault("taints", []).append(t)
+        return self
+
+    def unschedulable(self) -> NodeBuilder:
+        self._d["spec"]["unschedulable"] = True
+        return self
+
+    def image(self, names: list[str], size: int) -> NodeBuilder:
+        self._d["status"].setdefault("images", []).append({"names": list(names), "sizeBytes": size})
+        return self
+
+    def obj(self) -> dict[str, Any]:
+        return copy.deepcopy(self._d)
+
+    def node(self) -> Node:
+        return parse_node(self.obj())
+
+
+def make_pod(name: str, namespace: str = "default") -> PodBuilder:
+    return PodBuilder(name, namespace)
+
+
+def make_node(name: str) -> NodeBuilder:
+    return NodeBuilder(name)
+
+
+def node_info(node: NodeBuilder | Node, *pods: PodBuilder | Pod) -> NodeInfo:
+    """A NodeInfo holding ``pods`` (bound to it)."""
+    n = node.node() if isinstance(node, NodeBuilder) else node
+    ni = NodeInfo(n)
+    for i, p in enumerate(pods):
+        pod = p.node_name(n.name).pod(i) if isinstance(p, PodBuilder) else p
+        ni.add_pod(pod)
+    return ni
+
+
+def cluster_state(nodes: list[NodeBuilder], pods: list[PodBuilder] = ()) -> ClusterState:  # type: ignore[assignment]
+    """A ClusterState over ``nodes``; pods with ``nodeName`` are placed on their node."""
+    return ClusterState(Cluster(nodes=[n.node() for n in nodes], pods=[p.pod(i) for i, p in enumerate(pods)]))
