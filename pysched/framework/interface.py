@@ -39,10 +39,11 @@ class Handle:
 
 class Plugin(ABC):  # noqa: B024 - a marker base; extension points add the abstract methods
     NAME: ClassVar[str] = ""
+    name: ClassVar[str] = ""  # set from NAME for every subclass (a plain attribute: read on hot paths)
 
-    @property
-    def name(self) -> str:
-        return self.NAME
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.name = cls.NAME
 
 
 @dataclass(slots=True)

@@ -83,6 +83,7 @@ class Framework:
         self.bind: list[BindPlugin] = take("bind", BindPlugin)
         self.post_bind: list[PostBindPlugin] = take("postBind", PostBindPlugin)
         self.filter_names = [p.name for p in self.filter]
+        self._filter_fns = [(p.name, p.filter) for p in self.filter]
         self.pre_filter_with_extensions = [p for p in self.pre_filter if p.HAS_EXTENSIONS]
 
     @property
@@ -165,18 +166,18 @@ class Framework:
     def run_filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
         """Filter plugins in order, stopping at the first non-success (PreFilter-skipped ones left out)."""
         skip = state.skip_filter_plugins
-        for p in self.filter:
-            if skip and p.name in skip:
+        for name, fn in self._filter_fns:
+            if skip and name in skip:
                 continue
             try:
-                st = p.filter(state, pod, node)
+                st = fn(state, pod, node)
             except Exception as exc:  # noqa: BLE001
-                return plugin_fault(p.name, "Filter", pod, exc, node.name)
+                return plugin_fault(name, "Filter", pod, exc, node.name)
             if st is not None and st.code != Code.Success:
                 if st.code not in _REJECTED:
-                    return Status(Code.Error, error=f'running "{p.name}" filter plugin: {st.message()}'
-                                  ).with_plugin(p.name)
-                st.plugin = p.name
+                    return Status(Code.Error, error=f'running "{name}" filter plugin: {st.message()}'
+                                  ).with_plugin(name)
+                st.plugin = name
                 return st
         return None
 
@@ -269,18 +270,21 @@ class Framework:
         """Weighted, normalized scores per plugin (plugins whose PreScore skipped are absent)."""
         out: dict[str, list[NodeScore]] = {}
         for p in self.score:
-            if p.name in state.skip_score_plugins:
+            name = p.name
+            if name in state.skip_score_plugins:
                 continue
+            score_fn = p.score
             scores: list[NodeScore] = []
-            for n in nodes:
-                try:
-                    s, st = p.score(state, pod, n)
-                except Exception as exc:  # noqa: BLE001
-                    return out, plugin_fault(p.name, "Score", pod, exc, n.name)
-                if st is not None and st.code != Code.Success:
-                    return out, Status(Code.Error, error=f'running Score plugins: plugin "{p.name}" '
-                                                         f'failed with: {st.message()}').with_plugin(p.name)
-                scores.append(NodeScore(n.name, s))
+            append = scores.append
+            try:
+                for n in nodes:
+                    s, st = score_fn(state, pod, n)
+                    if st is not None and st.code != Code.Success:
+                        return out, Status(Code.Error, error=f'running Score plugins: plugin "{name}" '
+                                                             f'failed with: {st.message()}').with_plugin(name)
+                    append(NodeScore(n.name, s))
+            except Exception as exc:  # noqa: BLE001
+                return out, plugin_fault(name, "Score", pod, exc, n.name)
             if p.HAS_NORMALIZE:
                 try:
                     st = p.normalize_score(state, pod, scores)
