@@ -83,12 +83,16 @@ class Scheduler:
                 self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)
                 if err is not None:
                     return self._error(tr, err)
-        tr.filter = dict(statuses.statuses)
+        # Per-node detail is kept only for traced pods: 10,000 cycles on 5,000 nodes must stay small.
+        if trace_this:
+            tr.filter = dict(statuses.statuses)
+        tr.evaluated_nodes = len(statuses) + len(feasible)
         if feasible:
-            tr.feasible = sorted(ni.name for ni in feasible)
+            if trace_this:
+                tr.feasible = sorted(ni.name for ni in feasible)
             host = feasible[0].name
             if len(feasible) > 1:
-                host_or_err = self._prioritize_and_select(fwk, state, pod, feasible, tr)
+                host_or_err = self._prioritize_and_select(fwk, state, pod, feasible, tr, trace_this)
                 if isinstance(host_or_err, Status):
                     return self._error(tr, host_or_err)
                 host = host_or_err
@@ -143,7 +147,7 @@ class Scheduler:
         return feasible, None
 
     def _prioritize_and_select(self, fwk: Framework, state: CycleState, pod: Pod, feasible: list[NodeInfo],
-                               tr: CycleTrace) -> str | Status:
+                               tr: CycleTrace, keep: bool) -> str | Status:
         st = fwk.run_pre_score(state, pod, feasible)
         if st is not None:
             return st
@@ -157,7 +161,8 @@ class Scheduler:
         if not fwk.score:
             for ni in feasible:
                 scores[ni.name] = {}
-        tr.scores = scores
+        if keep:
+            tr.scores = scores
         totals = [NodeScore(n, sum(p.values()) if fwk.score else 1) for n, p in scores.items()]
         return self._select_host(totals)
 

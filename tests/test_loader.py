@@ -1,0 +1,107 @@
+"""Snapshot loading: every shape kubectl prints, and admission as the API server does it."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from pysched.snapshot.loader import load_snapshot
+
+NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+        "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}
+
+
+def pod(name: str, **spec) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "ns"},
+            "spec": {"containers": [{"name": "c", "image": "i"}], **spec}}
+
+
+def write(tmp: Path, name: str, text: str | bytes) -> str:
+    p = tmp / name
+    p.write_bytes(text if isinstance(text, bytes) else text.encode())
+    return str(p)
+
+
+@pytest.mark.parametrize("shape", ["multi-doc-yaml", "yaml-list", "json-list", "typed-list", "gzip"])
+def test_shapes(tmp_path: Path, shape: str) -> None:
+    objs = [NODE, pod("a"), pod("b")]
+    if shape == "multi-doc-yaml":
+        path = write(tmp_path, "s.yaml", yaml.safe_dump_all(objs))
+    elif shape == "yaml-list":
+        path = write(tmp_path, "s.yaml", yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": objs}))
+    elif shape == "json-list":
+        path = write(tmp_path, "s.json", json.dumps({"apiVersion": "v1", "kind": "List", "items": objs}))
+    elif shape == "typed-list":
+        pods = [{k: v for k, v in p.items() if k not in ("kind", "apiVersion")} for p in objs[1:]]
+        docs = [{"apiVersion": "v1", "kind": "NodeList", "items": [NODE]},
+                {"apiVersion": "v1", "kind": "PodList", "items": pods}]
+        path = write(tmp_path, "s.yaml", yaml.safe_dump_all(docs))
+    else:
+        path = write(tmp_path, "s.yaml.gz", gzip.compress(yaml.safe_dump_all(objs).encode()))
+    cluster = load_snapshot([path])
+    assert [n.name for n in cluster.nodes] == ["n1"]
+    assert [p.key for p in cluster.pods] == ["ns/a", "ns/b"]
+
+
+def test_folder_is_read_recursively_and_stdin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "sub").mkdir()
+    write(tmp_path, "nodes.yaml", yaml.safe_dump(NODE))
+    write(tmp_path / "sub", "pods.json", json.dumps(pod("a")))
+    write(tmp_path, "notes.txt", "not a snapshot")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(yaml.safe_dump(pod("b")).encode())))
+    cluster = load_snapshot([str(tmp_path), "-"])
+    assert sorted(p.key for p in cluster.pods) == ["ns/a", "ns/b"]
+
+
+def test_ignored_kinds_are_listed_once(tmp_path: Path) -> None:
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "namespace": "ns"}}
+    path = write(tmp_path, "s.yaml", yaml.safe_dump_all([NODE, cm, {**cm, "metadata": {"name": "y"}}]))
+    cluster = load_snapshot([path])
+    assert cluster.ignored_kinds == ["v1/ConfigMap"]
+    assert any("2 object(s) of kind v1/ConfigMap" in w for w in cluster.warnings)
+
+
+def test_finished_pods_are_ignored(tmp_path: Path) -> None:
+    done = {**pod("done"), "status": {"phase": "Succeeded"}}
+    failed = {**pod("failed"), "status": {"phase": "Failed"}}
+    cluster = load_snapshot([write(tmp_path, "s.yaml", yaml.safe_dump_all([NODE, done, failed, pod("p")]))])
+    assert [p.key for p in cluster.pods] == ["ns/p"]
+
+
+PC = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass"}
+
+
+@pytest.mark.parametrize(("classes", "spec", "priority", "policy"), [
+    ([], {}, 0, "PreemptLowerPriority"),
+    ([{"name": "high", "value": 1000}], {"priorityClassName": "high"}, 1000, "PreemptLowerPriority"),
+    ([{"name": "d", "value": 7, "globalDefault": True}], {}, 7, "PreemptLowerPriority"),
+    ([{"name": "d", "value": 7, "globalDefault": True}], {"priority": 3}, 3, "PreemptLowerPriority"),
+    ([{"name": "nev", "value": 5, "preemptionPolicy": "Never"}], {"priorityClassName": "nev"}, 5, "Never"),
+    ([], {"priorityClassName": "system-node-critical"}, 2000001000, "PreemptLowerPriority"),
+], ids=["none", "class", "global-default", "own-priority-kept", "class-policy", "builtin"])
+def test_priority_admission(tmp_path: Path, classes, spec, priority, policy) -> None:
+    docs = [NODE] + [{**PC, "metadata": {"name": c["name"]}, **{k: v for k, v in c.items() if k != "name"}}
+                     for c in classes] + [pod("p", **spec)]
+    cluster = load_snapshot([write(tmp_path, "s.yaml", yaml.safe_dump_all(docs))])
+    (p,) = cluster.pods
+    assert (p.priority, p.preemption_policy) == (priority, policy)
+
+
+def test_missing_priority_class_rejects_only_that_pod(tmp_path: Path) -> None:
+    docs = [NODE, pod("bad", priorityClassName="nope"), pod("good")]
+    cluster = load_snapshot([write(tmp_path, "s.yaml", yaml.safe_dump_all(docs))])
+    assert [p.key for p in cluster.pods] == ["ns/good"]
+    assert cluster.rejected_pods == [("ns/bad", "no PriorityClass with name nope was found")]
+
+
+def test_pod_on_unknown_node_is_on_no_node(tmp_path: Path) -> None:
+    docs = [NODE, pod("ghost", nodeName="gone")]
+    cluster = load_snapshot([write(tmp_path, "s.yaml", yaml.safe_dump_all(docs))])
+    assert cluster.pods == []
+    assert any("gone" in w for w in cluster.warnings)
