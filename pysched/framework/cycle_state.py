@@ -13,13 +13,15 @@ class StateData:
 
 
 class CycleState:
-    __slots__ = ("_data", "skip_filter_plugins", "skip_score_plugins", "skip_prebind_plugins")
+    __slots__ = ("_data", "skip_filter_plugins", "skip_score_plugins", "skip_prebind_plugins", "active_filters")
 
     def __init__(self) -> None:
         self._data: dict[str, Any] = {}
         self.skip_filter_plugins: set[str] = set()
         self.skip_score_plugins: set[str] = set()
         self.skip_prebind_plugins: set[str] = set()
+        # the Filter plugins left after PreFilter's skips, resolved once per cycle by the framework
+        self.active_filters: list | None = None
 
     def write(self, key: str, value: Any) -> None:
         self._data[key] = value

@@ -158,6 +158,17 @@ class ScorePlugin(Plugin):
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
         return None
 
+    def score_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> tuple[list[int], Status | None]:
+        """Every node's score, in order; plugins may override it with a faster loop giving the same
+        numbers. A non-success status stops the loop."""
+        out: list[int] = []
+        for n in nodes:
+            s, st = self.score(state, pod, n)
+            if st is not None and not st.is_success():
+                return out, st
+            out.append(s)
+        return out, None
+
 
 class ReservePlugin(Plugin):
     @abstractmethod

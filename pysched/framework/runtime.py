@@ -165,10 +165,11 @@ class Framework:
     # ------------------------------------------------------------------ Filter
     def run_filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
         """Filter plugins in order, stopping at the first non-success (PreFilter-skipped ones left out)."""
-        skip = state.skip_filter_plugins
-        for name, fn in self._filter_fns:
-            if skip and name in skip:
-                continue
+        active = state.active_filters
+        if active is None:
+            skip = state.skip_filter_plugins
+            active = state.active_filters = [(n, fn) for n, fn in self._filter_fns if n not in skip]
+        for name, fn in active:
             try:
                 st = fn(state, pod, node)
             except Exception as exc:  # noqa: BLE001
@@ -273,18 +274,14 @@ class Framework:
             name = p.name
             if name in state.skip_score_plugins:
                 continue
-            score_fn = p.score
-            scores: list[NodeScore] = []
-            append = scores.append
             try:
-                for n in nodes:
-                    s, st = score_fn(state, pod, n)
-                    if st is not None and st.code != Code.Success:
-                        return out, Status(Code.Error, error=f'running Score plugins: plugin "{name}" '
-                                                             f'failed with: {st.message()}').with_plugin(name)
-                    append(NodeScore(n.name, s))
-            except Exception as exc:  # noqa: BLE001
-                return out, plugin_fault(name, "Score", pod, exc, n.name)
+                values, st = p.score_nodes(state, pod, nodes)
+            except Exception:  # noqa: BLE001 - find the node it raised on, one at a time
+                return out, self._locate_score_fault(p, state, pod, nodes)
+            if st is not None and st.code != Code.Success:
+                return out, Status(Code.Error, error=f'running Score plugins: plugin "{name}" '
+                                                     f'failed with: {st.message()}').with_plugin(name)
+            scores = [NodeScore(n.name, v) for n, v in zip(nodes, values, strict=True)]
             if p.HAS_NORMALIZE:
                 try:
                     st = p.normalize_score(state, pod, scores)
@@ -302,6 +299,14 @@ class Framework:
                 ns.score *= weight
             out[p.name] = scores
         return out, None
+
+    def _locate_score_fault(self, p: ScorePlugin, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status:
+        for n in nodes:
+            try:
+                p.score(state, pod, n)
+            except Exception as exc:  # noqa: BLE001
+                return plugin_fault(p.name, "Score", pod, exc, n.name)
+        return Status(Code.Error, error=f"plugin {p.name} raised in Score for pod {pod.key}").with_plugin(p.name)
 
     # ------------------------------------------------------------------ Reserve .. PostBind
     def run_reserve(self, state: CycleState, pod: Pod, node: str) -> Status | None:

@@ -60,6 +60,24 @@ class ImageLocality(ScorePlugin):
         s = sum_image_scores(node, pod, total)
         return calculate_priority(s, len(pod.init_containers) + len(pod.containers)), None
 
+    def score_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> tuple[list[int], Status | None]:
+        total = self.handle.state.num_nodes() if self.handle is not None else 1
+        if total == 0:
+            return [0] * len(nodes), None
+        names = [normalized_image_name(c.image) for c in pod.init_containers + pod.containers]
+        count = len(names)
+        out = []
+        for node in nodes:
+            images = node.image_states
+            s = 0
+            if images:
+                for name in names:
+                    st = images.get(name)
+                    if st is not None:
+                        s += scaled_image_score(st, total)
+            out.append(calculate_priority(s, count))
+        return out, None
+
 
 PLUGIN = ImageLocality
 

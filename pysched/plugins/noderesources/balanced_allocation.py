@@ -74,6 +74,16 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin):
                 return 0, None
         return self.scorer.score(node, pod_requests)
 
+    def score_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> tuple[list[int], Status | None]:
+        pod_requests = state.read(PRE_SCORE_STATE_KEY)
+        if pod_requests is None:
+            pod_requests = self.scorer.pod_requests(pod)
+            if is_best_effort(pod_requests):
+                return [0] * len(nodes), None
+        if not self.scorer.resources:
+            return [], Status.as_error("resources not found")
+        return self.scorer.score_nodes(nodes, pod_requests), None
+
 
 PLUGIN = BalancedAllocation
 

@@ -99,6 +99,41 @@ class ResourceAllocationScorer:
         return self.scorer(requested, allocatable), None
 
 
+    def score_nodes(self, nodes: Sequence[NodeInfo], pod_requests: Sequence[int]) -> list[int]:
+        """``score`` over many nodes: the per-resource lookups are resolved once, not per node."""
+        n = len(self.resources)
+        plan = []  # (index, kind, scalar name, pod request)
+        for i, name in enumerate(self.resources):
+            pr = pod_requests[i]
+            if pr == 0 and is_scalar(name):
+                continue
+            kind = {CPU: 0, MEMORY: 1, EPHEMERAL: 2}.get(name, 3)
+            plan.append((i, kind, name, pr))
+        use_requested = self.use_requested
+        scorer = self.scorer
+        out = []
+        for node in nodes:
+            base = node.requested if use_requested else node.non_zero_requested
+            alloc = node.allocatable
+            requested = [0] * n
+            allocatable = [0] * n
+            for i, kind, name, pr in plan:
+                if kind == 0:
+                    a, r = alloc.milli_cpu, base.milli_cpu + pr
+                elif kind == 1:
+                    a, r = alloc.memory, base.memory + pr
+                elif kind == 2:
+                    a, r = alloc.ephemeral_storage, node.requested.ephemeral_storage + pr
+                else:
+                    a = alloc.scalar.get(name, 0)
+                    r = node.requested.scalar.get(name, 0) + pr
+                if a:
+                    allocatable[i] = a
+                    requested[i] = r
+            out.append(scorer(requested, allocatable))
+        return out
+
+
 def is_best_effort(pod_requests: Sequence[int]) -> bool:
     return all(r == 0 for r in pod_requests)
 
