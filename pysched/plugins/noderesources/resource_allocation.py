@@ -111,6 +111,11 @@ class ResourceAllocationScorer:
             plan.append((i, kind, name, pr))
         use_requested = self.use_requested
         scorer = self.scorer
+        if plan and all(kind < 2 for _, kind, _, _ in plan):
+            if self.name == "LeastAllocated":
+                return self._least_allocated_cpu_memory(nodes, plan)
+            if scorer is balanced_scorer:
+                return self._balanced_cpu_memory(nodes, plan)
         out = []
         for node in nodes:
             base = node.requested if use_requested else node.non_zero_requested
@@ -131,6 +136,45 @@ class ResourceAllocationScorer:
                     allocatable[i] = a
                     requested[i] = r
             out.append(scorer(requested, allocatable))
+        return out
+
+    # Fast paths for the default configurations: the same integer and float steps as the general
+    # scorers, without building the per-node vectors.
+    def _least_allocated_cpu_memory(self, nodes: Sequence[NodeInfo], plan: list) -> list[int]:
+        steps = [(kind == 0, pr, self.weights[i]) for i, kind, _, pr in plan]
+        out = []
+        for node in nodes:
+            base = node.non_zero_requested
+            alloc = node.allocatable
+            total = weight_sum = 0
+            for is_cpu, pr, w in steps:
+                if is_cpu:
+                    a, r = alloc.milli_cpu, base.milli_cpu + pr
+                else:
+                    a, r = alloc.memory, base.memory + pr
+                if a:
+                    total += (0 if r > a else (a - r) * MAX_NODE_SCORE // a) * w
+                    weight_sum += w
+            out.append(go_div(total, weight_sum) if weight_sum else 0)
+        return out
+
+    def _balanced_cpu_memory(self, nodes: Sequence[NodeInfo], plan: list) -> list[int]:
+        steps = [(kind == 0, pr) for _, kind, _, pr in plan]
+        out = []
+        for node in nodes:
+            base = node.requested
+            alloc = node.allocatable
+            fractions = []
+            for is_cpu, pr in steps:
+                if is_cpu:
+                    a, r = alloc.milli_cpu, base.milli_cpu + pr
+                else:
+                    a, r = alloc.memory, base.memory + pr
+                if a:
+                    f = float(r) / float(a)
+                    fractions.append(1.0 if f > 1 else f)
+            std = abs((fractions[0] - fractions[1]) / 2) if len(fractions) == 2 else 0.0
+            out.append(int((1 - std) * float(MAX_NODE_SCORE)))
         return out
 
 
