@@ -18,7 +18,7 @@ from pysched.cli.common import (
     warn,
 )
 from pysched.report.serialize import to_json, to_yaml
-from pysched.scheduler.simulation import Simulation, SimulationOptions
+from pysched.scheduler.simulation import Simulation, SimulationOptions, SimulationResult
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   help="What-if analyzer for the Kubernetes scheduler (kube-scheduler v1.34 semantics).")
@@ -28,6 +28,13 @@ class Output(StrEnum):
     table = "table"
     json = "json"
     yaml = "yaml"
+
+
+class TableFormat(StrEnum):
+    auto = "auto"
+    rich = "rich"
+    plain = "plain"
+    github = "github"
 
 
 class TieBreak(StrEnum):
@@ -60,7 +67,13 @@ def simulate(
     pod: Annotated[list[str] | None, typer.Option("--pod", help="Trace only these pods (ns/name).")] = None,
     tie_break: Annotated[TieBreak, typer.Option("--tie-break", help="Host tie-break.")] = TieBreak.name,
     seed: Annotated[int, typer.Option("--seed", help="Seed for --tie-break random.")] = 0,
-    quiet: Annotated[bool, typer.Option("-q", "--quiet", help="No warnings on stderr.")] = False,
+    table_format: Annotated[TableFormat, typer.Option(
+        "--format", help="Tables of -o table: rich (boxes, bars, colour), plain (text), github (markdown); "
+                         "auto: rich on a terminal, else plain.")] = TableFormat.auto,
+    no_color: Annotated[bool, typer.Option("--no-color", help="No colour in -o table output.")] = False,
+    max_rows: Annotated[int, typer.Option(
+        "--max-rows", min=0, help="Rows per table of -o table (pods, reasons, nodes, scores); 0: all.")] = 50,
+    quiet: Annotated[bool, typer.Option("-q", "--quiet", help="No warnings or progress bar on stderr.")] = False,
     debug: Annotated[bool, typer.Option("--debug", help="Tracebacks for errors.")] = False,
 ) -> None:
     """Simulate every pending pod of a snapshot and print where each would land."""
@@ -72,16 +85,45 @@ def simulate(
         warn(cluster.warnings, quiet)
         opts = SimulationOptions(tie_break=tie_break.value, seed=seed, trace=trace,
                                  trace_pods=set(pod) if pod else None)
-        result = Simulation(cluster, cfg, registry, opts).run()
+        sim = Simulation(cluster, cfg, registry, opts)
+        if _progress_enabled(quiet):
+            from pysched.report.progress import DelayedProgress
+            with DelayedProgress(delay=PROGRESS_DELAY) as progress:
+                result = sim.run(progress=progress)
+        else:
+            result = sim.run()
+        if pod:
+            simulated = {c.pod for c in result.cycles}
+            warn([f"--pod {p}: no pending pod of that namespace/name was simulated"
+                  for p in sorted(set(pod) - simulated)], quiet)
         if output == Output.json:
             sys.stdout.write(to_json(result.to_dict()))
         elif output == Output.yaml:
             sys.stdout.write(to_yaml(result.to_dict()))
         else:
-            from pysched.report.table import render_simulation
-            render_simulation(result)
+            _print_table(result, table_format, no_color, max_rows)
 
     guarded(run, debug)
+
+
+PROGRESS_DELAY = 1.0  # seconds a run takes before the progress bar appears
+
+
+def _progress_enabled(quiet: bool) -> bool:
+    """The progress bar goes to stderr, and only to a terminal."""
+    return not quiet and sys.stderr.isatty()
+
+
+def _print_table(result: SimulationResult, fmt: TableFormat, no_color: bool, max_rows: int) -> None:
+    style = fmt.value
+    if style == TableFormat.auto:
+        style = TableFormat.rich if sys.stdout.isatty() else TableFormat.plain
+    if style == TableFormat.rich:
+        from pysched.report.table import make_console, render_simulation
+        render_simulation(result, make_console(color=not no_color), max_rows=max_rows)
+    else:
+        from pysched.report.plain import render_plain
+        sys.stdout.write(render_plain(result, style, max_rows=max_rows))
 
 
 def main() -> None:
