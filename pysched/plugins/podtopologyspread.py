@@ -16,6 +16,7 @@ NodeInfo's generation), so consecutive pods of one workload cost O(nodes), not O
 
 from __future__ import annotations
 
+import json
 import math
 import struct
 from collections import OrderedDict
@@ -358,6 +359,47 @@ class CriticalPaths:
         return f"CriticalPaths(({self.v0!r}, {self.n0}), ({self.v1!r}, {self.n1}))"
 
 
+_MAX_DOMAIN_ENTRIES = 64
+
+
+class _DomainCounts:
+    """Cluster-wide matching-pod counts per topology domain for one (constraints, namespace, pod
+    eligibility) combination, kept across cycles: after a bind or an eviction only the nodes named
+    in ``ClusterState.change_log`` since the last use are recounted (upstream recounts every node
+    every cycle; the numbers are the same)."""
+
+    __slots__ = ("version", "tp", "contrib")
+
+    def __init__(self, n: int) -> None:
+        self.version = 0
+        self.tp: list[dict[str, int]] = [{} for _ in range(n)]
+        self.contrib: dict[str, list[tuple[int, str, int]] | None] = {}
+
+    def apply(self, name: str, entries: list[tuple[int, str, int]] | None) -> None:
+        old = self.contrib.get(name)
+        if old:
+            for i, value, cnt in old:
+                self.tp[i][value] -= cnt
+        if entries:
+            for i, value, cnt in entries:
+                m = self.tp[i]
+                m[value] = m.get(value, 0) + cnt
+        self.contrib[name] = entries
+
+
+def _eligibility_signature(pod: Pod, elig: _Eligibility) -> Hashable:
+    """What the node-inclusion policies read of the pod, as a hashable value."""
+    aff: Hashable = None
+    if elig.need_affinity:
+        spec = pod.raw.get("spec") if isinstance(pod.raw, dict) else None
+        na = ((spec or {}).get("affinity") or {}).get("nodeAffinity") or {}
+        required = na.get("requiredDuringSchedulingIgnoredDuringExecution")
+        aff = (tuple(sorted((pod.node_selector or {}).items())),
+               json.dumps(required, sort_keys=True, default=str))
+    taints: Hashable = pod.tolerations if elig.need_taints else None
+    return aff, taints
+
+
 @dataclass(slots=True)
 class PreFilterState(StateData):
     constraints: list[Constraint] = field(default_factory=list)
@@ -437,6 +479,7 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
                     raise ConfigError(e.message, field=f"args.{e.path}") from None
             self.default_constraints = tuple(parsed)
         self._counts = NodeValueCache()
+        self._domains: OrderedDict[Hashable, _DomainCounts] = OrderedDict()
         self._workload_index: _WorkloadIndex | None = None
 
     # ------------------------------------------------------------------ constraints
@@ -492,8 +535,71 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
         state.write(PRE_FILTER_STATE_KEY, s)
         return None, None
 
+    def _domain_counts(self, pod: Pod, constraints: list[Constraint], require_all: bool,
+                       skip_host: bool) -> list[dict[str, int]] | None:
+        """Matching pods per domain over every node of the cluster (None without a cluster)."""
+        if self.handle is None:
+            return None
+        cluster = self.handle.state
+        elig = _Eligibility(pod, constraints)
+        ns = pod.namespace
+        key = (require_all, skip_host, ns, _eligibility_signature(pod, elig),
+               tuple((c.topology_key, selector_key(c.selector), c.node_affinity_honor, c.node_taints_honor)
+                     for c in constraints))
+        entry = self._domains.get(key)
+        log = cluster.change_log
+        if entry is not None and entry.version <= len(log):
+            self._domains.move_to_end(key)
+            if entry.version < len(log):
+                for name in set(log[entry.version:]):
+                    ni = cluster.by_name.get(name)
+                    entry.apply(name, self._contribution(ni, pod, constraints, elig, require_all, skip_host)
+                                if ni is not None else None)
+                entry.version = len(log)
+            return entry.tp
+        entry = _DomainCounts(len(constraints))
+        for ni in cluster.node_infos:
+            entry.apply(ni.name, self._contribution(ni, pod, constraints, elig, require_all, skip_host))
+        entry.version = len(log)
+        self._domains[key] = entry
+        if len(self._domains) > _MAX_DOMAIN_ENTRIES:
+            self._domains.popitem(last=False)
+        return entry.tp
+
+    def _contribution(self, ni: NodeInfo, pod: Pod, constraints: list[Constraint], elig: _Eligibility,
+                      require_all: bool, skip_host: bool) -> list[tuple[int, str, int]] | None:
+        labels = ni.node.labels
+        if require_all and not node_has_all_keys(labels, constraints):
+            return None
+        verdict = None
+        out = []
+        for i, c in enumerate(constraints):
+            key = c.topology_key
+            if skip_host and key == LABEL_HOSTNAME:
+                continue
+            if verdict is None:
+                verdict = elig.per_node(ni)
+            if not _Eligibility.ok(c, verdict):
+                continue
+            value = labels[key] if require_all else labels.get(key, "")
+            zero = c.selector.empty or c.selector.nothing
+            cnt = 0 if zero else self._count(ni, c.selector, pod.namespace, self._table(c, pod.namespace))
+            out.append((i, value, cnt))
+        return out
+
     def compute_pre_filter_state(self, pod: Pod, constraints: list[Constraint],
                                  nodes: list[NodeInfo]) -> PreFilterState:
+        if self.handle is not None and nodes is self.handle.state.node_infos:
+            tp_all = self._domain_counts(pod, constraints, require_all=True, skip_host=False)
+            if tp_all is not None:
+                tp_copy = [dict(m) for m in tp_all]
+                paths = []
+                for m in tp_copy:
+                    p = CriticalPaths()
+                    for value, num in m.items():
+                        p.update(value, num)
+                    paths.append(p)
+                return PreFilterState(constraints, paths, tp_copy)
         n = len(constraints)
         tp: list[dict[str, int]] = [{} for _ in range(n)]
         elig = _Eligibility(pod, constraints)
@@ -623,7 +729,15 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
         s.topology_value_to_pod_counts = counts
         s.topology_normalizing_weight = weights
 
-        if any(counts[i] for i in range(n)):
+        if any(counts[i] for i in range(n)) and self.handle is not None and all_nodes is self.handle.state.node_infos:
+            tp_all = self._domain_counts(pod, constraints, require_all=require_all, skip_host=True)
+            for i in range(n):
+                if not is_host[i] and counts[i] and tp_all is not None:
+                    totals = tp_all[i]
+                    m = counts[i]
+                    for value in m:
+                        m[value] = totals.get(value, 0)
+        elif any(counts[i] for i in range(n)):
             elig = _Eligibility(pod, constraints)
             ns = pod.namespace
             tables = [self._table(c, ns) for c in constraints]

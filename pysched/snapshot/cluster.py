@@ -78,6 +78,9 @@ class ClusterState:
         self.nomination_of: dict[str, str] = {}  # pod key -> node name
         self.namespace_labels: dict[str, dict[str, str]] = {n: ns.labels for n, ns in cluster.namespaces.items()}
         self.generation = 0
+        # names of the nodes whose pods changed, in order: plugins that keep cluster-wide counts across
+        # cycles replay it to update only those nodes
+        self.change_log: list[str] = []
 
     # ------------------------------------------------------------------ queries
     def num_nodes(self) -> int:
@@ -105,12 +108,14 @@ class ClusterState:
         self.pod_node[pod.key] = node_name
         pod.node_name = node_name
         self.generation += 1
+        self.change_log.append(node_name)
 
     def delete_pod(self, pod: Pod) -> None:
         """A victim leaves the cluster."""
         node = self.pod_node.pop(pod.key, None)
         if node is not None:
             self.by_name[node].remove_pod(pod)
+            self.change_log.append(node)
         self.clear_nomination(pod)
         self.generation += 1
 
