@@ -45,11 +45,16 @@ def build_registry() -> Registry:
     return in_tree_registry()
 
 
-def load_inputs(positional: list[str] | None, filenames: list[str] | None) -> Cluster:
+def load_inputs(positional: list[str] | None, filenames: list[str] | None, *, kubeconfig: str | None = None,
+                context: str | None = None, quiet: bool = False) -> Cluster:
+    """Snapshot files when any are given, else the live cluster the kubeconfig points at."""
     paths = list(positional or []) + list(filenames or [])
-    if not paths:
-        raise InputError("no snapshot given: pass a file, folder or '-' (live clusters are not supported yet)")
-    return load_snapshot(paths)
+    if paths:
+        if kubeconfig or context:
+            raise InputError("--kubeconfig and --context read a live cluster: pass them or snapshot files, not both")
+        return load_snapshot(paths)
+    from pysched.cli.live_cmd import load_live_cluster  # imports the kubernetes client only when used
+    return load_live_cluster(kubeconfig, context, quiet)
 
 
 def load_scheduler_config(path: str | None, registry: Registry) -> SchedulerConfig:
