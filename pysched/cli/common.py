@@ -41,8 +41,11 @@ def guarded(fn: Callable[[], T], debug: bool) -> T:
         raise typer.Exit(EXIT_INTERNAL) from None
 
 
-def build_registry() -> Registry:
-    return in_tree_registry()
+def build_registry(plugin_dirs: list[str] | None = None) -> Registry:
+    """The in-tree plugins plus the out-of-tree ones: the checkout's plugins/ folder, every --plugin-dir
+    and the installed 'pysched.plugins' entry points."""
+    from pysched.framework.discovery import build_registry as discover
+    return discover(plugin_dirs or [], base=in_tree_registry())
 
 
 def load_inputs(positional: list[str] | None, filenames: list[str] | None, *, kubeconfig: str | None = None,

@@ -31,6 +31,22 @@ class Handle:
         self.state = state
         self.profile_name = profile_name
         self.framework: Any = None  # set by the Framework that owns the plugins
+        self.extenders: list[Any] = []  # the HTTP extenders (pysched.framework.extender), set by the simulation
+
+    # The pods held at Permit (upstream's waiting-pods map); the simulation replaces these four with its
+    # map's methods. A waiting pod has .pod, .node_name, .pending_plugins(), .allow(plugin) and
+    # .reject(plugin, message).
+    def waiting_pods(self) -> list[Any]:
+        return []
+
+    def get_waiting_pod(self, pod_key: str) -> Any:
+        return None
+
+    def allow(self, pod_key: str, plugin: str | None = None) -> bool:
+        return False
+
+    def reject_waiting_pod(self, pod_key: str, plugin: str = "", message: str = "removed") -> bool:
+        return False
 
     @property
     def cluster(self):  # noqa: ANN201 - the loaded objects

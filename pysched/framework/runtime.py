@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pysched.errors import ConfigError
+from pysched.errors import ConfigError, PyschedError
 from pysched.framework.config import ProfileConfig
 from pysched.framework.cycle_state import CycleState
 from pysched.framework.interface import (
@@ -57,7 +57,13 @@ class Framework:
             spec = registry.get(name)
             if spec is None:
                 raise ConfigError(f"plugin {name!r} is not registered", field=f"profile {profile.scheduler_name}")
-            self.instances[name] = spec.factory(profile.plugin_args.get(name), handle)
+            try:
+                self.instances[name] = spec.factory(profile.plugin_args.get(name), handle)
+            except PyschedError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - a plugin that cannot start stops the run, named
+                raise PyschedError(f"plugin {name} ({spec.source}) failed to start in profile "
+                                   f"{profile.scheduler_name}: {type(exc).__name__}: {exc}") from exc
 
         def take(point: str, base: type) -> list[Any]:
             out = []

@@ -7,6 +7,7 @@ import random
 from dataclasses import dataclass, field
 
 from pysched.framework.cycle_state import CycleState
+from pysched.framework.extender import Victims, call_extenders_for_preemption
 from pysched.framework.interface import (
     Handle,
     NodeToStatus,
@@ -129,9 +130,26 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
             from pysched.framework.fiterror import fit_error_message
             text = fit_error_message(len(all_nodes), node_statuses, "", "")
             return PostFilterResult("", details={"preemption": details}), Status.unschedulable(text)
+        candidates, st = self.call_extenders(pod, candidates)
+        if st is not None:
+            return None, st
+        if not candidates:
+            return None, Status.unschedulable("no candidate node for preemption")
         best = self.select_candidate(candidates, details)
         details.chosen = best.node
         return (PostFilterResult(best.node, list(best.victims), details={"preemption": details}), None)
+
+    def call_extenders(self, pod: Pod, candidates: list[Candidate]) -> tuple[list[Candidate], Status | None]:
+        """Upstream ``callExtenders``: extenders that support preemption may drop candidates or change
+        their victims (an Error status when a non-ignorable one fails)."""
+        extenders = getattr(self.handle, "extenders", None)
+        if not extenders:
+            return candidates, None
+        victims = {c.node: Victims(list(c.victims), c.num_pdb_violations) for c in candidates}
+        kept, st = call_extenders_for_preemption(extenders, pod, victims, self.handle.state.get)
+        if st is not None:
+            return [], st
+        return [Candidate(node, v.pods, v.num_pdb_violations) for node, v in kept.items()], None
 
     def eligible(self, pod: Pod, nominated_status: Status) -> tuple[bool, str]:
         if pod.preemption_policy == "Never":

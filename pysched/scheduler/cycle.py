@@ -6,9 +6,18 @@ import random
 from dataclasses import dataclass, field
 
 from pysched.framework.cycle_state import CycleState
+from pysched.framework.extender import (
+    HTTPExtender,
+    binder_for,
+    find_nodes_that_pass_extenders,
+    has_filters,
+    has_prioritizers,
+    prioritize_with_extenders,
+)
 from pysched.framework.fiterror import NO_NODES_AVAILABLE, fit_error_message
 from pysched.framework.interface import NodeScore, NodeToStatus
-from pysched.framework.runtime import Framework
+from pysched.framework.plugin_args import format_go_duration
+from pysched.framework.runtime import Framework, plugin_fault
 from pysched.framework.status import Code, Status
 from pysched.model.objects import Pod
 from pysched.scheduler.trace import CycleTrace
@@ -17,6 +26,8 @@ from pysched.snapshot.nodeinfo import NodeInfo
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+MAX_PERMIT_TIMEOUT = 15 * 60.0  # seconds: upstream caps what a Permit plugin may ask for
+WAITING = "Waiting"  # the outcome of a cycle whose pod waits on Permit; final once the wait ends
 
 
 def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
@@ -27,6 +38,84 @@ def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
         percentage = max(50 - num_all_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
     n = num_all_nodes * percentage // 100
     return max(n, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+class WaitingPod:
+    """A pod a Permit plugin asked to wait (upstream ``waitingPod``): it stays reserved on its node in
+    the snapshot, so later pods see it, until every plugin that asked to wait allows it, one rejects it,
+    or the pass ends."""
+
+    __slots__ = ("pod", "node_name", "fwk", "state", "trace", "pending", "reasons", "rejected")
+
+    def __init__(self, pod: Pod, node_name: str, fwk: Framework, state: CycleState, trace: CycleTrace,
+                 timeouts: dict[str, float], reasons: dict[str, str]) -> None:
+        self.pod = pod
+        self.node_name = node_name
+        self.fwk = fwk
+        self.state = state
+        self.trace = trace
+        self.pending = dict(timeouts)  # plugin -> timeout it asked for (seconds), until it allows
+        self.reasons = reasons  # plugin -> the message of its Wait status
+        self.rejected: tuple[str, str] | None = None  # (plugin, message)
+
+    @property
+    def key(self) -> str:
+        return self.pod.key
+
+    def pending_plugins(self) -> list[str]:
+        return list(self.pending)
+
+    def allow(self, plugin: str | None = None) -> None:
+        """``plugin`` stops holding the pod (``None``: every plugin); bound once none holds it."""
+        if plugin is None:
+            self.pending.clear()
+        else:
+            self.pending.pop(plugin, None)
+
+    def reject(self, plugin: str, message: str) -> None:
+        if self.rejected is None:
+            self.rejected = (plugin, message)
+
+    def __repr__(self) -> str:
+        return f"WaitingPod({self.key} on {self.node_name}, pending={sorted(self.pending)})"
+
+
+class WaitingPods:
+    """Upstream's waiting-pods map, shared by every profile. Plugins reach it through their handle:
+    ``handle.waiting_pods()``, ``handle.get_waiting_pod(key)``, ``handle.allow(key, plugin)`` and
+    ``handle.reject_waiting_pod(key, plugin, message)``."""
+
+    def __init__(self) -> None:
+        self._pods: dict[str, WaitingPod] = {}
+
+    def __len__(self) -> int:
+        return len(self._pods)
+
+    def add(self, wp: WaitingPod) -> None:
+        self._pods[wp.key] = wp
+
+    def remove(self, key: str) -> None:
+        self._pods.pop(key, None)
+
+    def waiting_pods(self) -> list[WaitingPod]:
+        return list(self._pods.values())
+
+    def get_waiting_pod(self, key: str) -> WaitingPod | None:
+        return self._pods.get(key)
+
+    def allow(self, key: str, plugin: str | None = None) -> bool:
+        wp = self._pods.get(key)
+        if wp is None:
+            return False
+        wp.allow(plugin)
+        return True
+
+    def reject_waiting_pod(self, key: str, plugin: str = "", message: str = "removed") -> bool:
+        wp = self._pods.get(key)
+        if wp is None:
+            return False
+        wp.reject(plugin, message)
+        return True
 
 
 @dataclass
@@ -40,13 +129,24 @@ class CycleOptions:
 class Scheduler:
     """Runs cycles against one ClusterState; keeps upstream's rotating start index."""
 
-    def __init__(self, state: ClusterState, options: CycleOptions) -> None:
+    def __init__(self, state: ClusterState, options: CycleOptions, extenders: list[HTTPExtender] | None = None,
+                 waiting: WaitingPods | None = None) -> None:
         self.state = state
         self.options = options
         self.next_start_node_index = 0
+        self.extenders = list(extenders or [])
+        self.waiting = waiting if waiting is not None else WaitingPods()
+        self.settled: list[CycleTrace] = []  # traces of waiting pods the last cycle settled
 
     # ------------------------------------------------------------------ the cycle
     def schedule_one(self, fwk: Framework, pod: Pod, pass_no: int, trace_this: bool) -> CycleTrace:
+        self.settled = []
+        tr = self._schedule_one(fwk, pod, pass_no, trace_this)
+        if len(self.waiting):
+            self.settle_waiting(pod.key)
+        return tr
+
+    def _schedule_one(self, fwk: Framework, pod: Pod, pass_no: int, trace_this: bool) -> CycleTrace:
         tr = CycleTrace(pass_no, pod.key, pod.priority, profile=fwk.profile_name)
         tr.nominated_node_before = pod.nominated_node_name or None
         state = CycleState()
@@ -83,6 +183,10 @@ class Scheduler:
                 self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)
                 if err is not None:
                     return self._error(tr, err)
+                if self.extenders and feasible:
+                    feasible, err = find_nodes_that_pass_extenders(self.extenders, pod, feasible, statuses)
+                    if err is not None:
+                        return self._error(tr, err)
         # Per-node detail is kept only for traced pods: 10,000 cycles on 5,000 nodes must stay small.
         if trace_this:
             tr.filter = dict(statuses.statuses)
@@ -108,6 +212,10 @@ class Scheduler:
             return []
         st = fwk.run_filter_with_nominated(state, pod, ni)
         if st is None or st.code == Code.Success:
+            if self.extenders:
+                passed, err = find_nodes_that_pass_extenders(self.extenders, pod, [ni], statuses)
+                if err is not None or not passed:
+                    return []  # upstream only logs an extender error here and filters every node
             tr.fast_path = True
             return [ni]
         if st.code == Code.Error:
@@ -124,7 +232,7 @@ class Scheduler:
         if percentage is None:
             percentage = self.options.global_percentage
         to_find = num_feasible_nodes_to_find(percentage, n)
-        if not fwk.has_scoring():
+        if not fwk.has_scoring() and not has_filters(self.extenders) and not has_prioritizers(self.extenders):
             to_find = 1
         start = self.next_start_node_index
         if not fwk.filter:
@@ -161,9 +269,15 @@ class Scheduler:
         if not fwk.score:
             for ni in feasible:
                 scores[ni.name] = {}
+        if self.extenders:
+            # Extender scores (already weighted and scaled to MaxNodeScore) are added to the totals.
+            for node, per_extender in prioritize_with_extenders(self.extenders, pod, feasible).items():
+                scores[node].update(per_extender)
         if keep:
             tr.scores = scores
-        totals = [NodeScore(n, sum(p.values()) if fwk.score else 1) for n, p in scores.items()]
+        # With neither Score plugins nor extenders every node scores 1 (upstream prioritizeNodes).
+        summed = bool(fwk.score) or bool(self.extenders)
+        totals = [NodeScore(n, sum(p.values()) if summed else 1) for n, p in scores.items()]
         return self._select_host(totals)
 
     def _select_host(self, totals: list[NodeScore]) -> str:
@@ -178,22 +292,137 @@ class Scheduler:
                          tr: CycleTrace) -> CycleTrace:
         st = fwk.run_reserve(state, pod, host)
         if st is None:
-            st = fwk.run_permit(state, pod, host)
-        if st is None:
-            st = fwk.run_pre_bind(state, pod, host)
-        if st is None:
-            bound_by, st = fwk.run_bind(state, pod, host)
-            tr.bound_by = bound_by or None
+            st, timeouts, reasons = self._run_permit(fwk, state, pod, host)
+            if st is not None and st.code == Code.Wait:
+                return self._wait_on_permit(fwk, state, pod, host, tr, timeouts, reasons)
         if st is not None:
-            fwk.run_unreserve(state, pod, host)
-            tr.outcome = "Unschedulable" if st.is_rejected() or st.code == Code.Wait else "Error"
-            tr.message = f"{st.plugin}: {st.message()}" if st.plugin else st.message()
-            return tr
+            return self._fail_binding(fwk, state, pod, host, tr, st, assumed=False)
+        return self._binding_cycle(fwk, state, pod, host, tr, assumed=False)
+
+    def _run_permit(self, fwk: Framework, state: CycleState, pod: Pod,
+                    host: str) -> tuple[Status | None, dict[str, float], dict[str, str]]:
+        """Upstream ``RunPermitPlugins``: a rejection or an error stops at once; every plugin that asks
+        to wait is remembered with its timeout and reason."""
+        timeouts: dict[str, float] = {}
+        reasons: dict[str, str] = {}
+        for p in fwk.permit:
+            try:
+                st, timeout = p.permit(state, pod, host)
+            except Exception as exc:  # noqa: BLE001 - a plugin fault is a status, the run goes on
+                return plugin_fault(p.name, "Permit", pod, exc, host), {}, {}
+            if st is None or st.code == Code.Success:
+                continue
+            if st.is_rejected():
+                return st.with_plugin(p.name), {}, {}
+            if st.code == Code.Wait:
+                timeouts[p.name] = min(float(timeout or 0.0), MAX_PERMIT_TIMEOUT)
+                reasons[p.name] = st.message()
+                continue
+            return Status(Code.Error, error=f'running Permit plugin "{p.name}": {st.message()}'
+                          ).with_plugin(p.name), {}, {}
+        if timeouts:
+            wait = Status(Code.Wait, f'one or more plugins asked to wait and no plugin rejected pod "{pod.name}"')
+            return wait.with_plugin(next(iter(timeouts))), timeouts, reasons
+        return None, {}, {}
+
+    def _wait_on_permit(self, fwk: Framework, state: CycleState, pod: Pod, host: str, tr: CycleTrace,
+                        timeouts: dict[str, float], reasons: dict[str, str]) -> CycleTrace:
+        """Hold the pod: assumed on ``host`` in the snapshot until it is allowed or rejected."""
         self.state.bind(pod, host)
+        wp = WaitingPod(pod, host, fwk, state, tr, timeouts, reasons)
+        for plugin, timeout in timeouts.items():
+            if timeout <= 0:  # upstream's timer fires at once
+                wp.reject(plugin, f"rejected due to timeout after waiting {_duration(timeout)} at plugin {plugin}")
+                break
+        self.waiting.add(wp)
+        tr.outcome = WAITING
+        tr.node = host
+        return tr
+
+    def _binding_cycle(self, fwk: Framework, state: CycleState, pod: Pod, host: str, tr: CycleTrace,
+                       assumed: bool) -> CycleTrace:
+        """PreBind, Bind (an interested binding extender instead of the Bind plugins), PostBind."""
+        st = fwk.run_pre_bind(state, pod, host)
+        if st is None:
+            binder = binder_for(self.extenders, pod)
+            if binder is not None:
+                tr.bound_by = binder.trace_key  # its bindVerb is never called
+            else:
+                bound_by, st = fwk.run_bind(state, pod, host)
+                tr.bound_by = bound_by or None
+        if st is not None:
+            return self._fail_binding(fwk, state, pod, host, tr, st, assumed)
+        if not assumed:
+            self.state.bind(pod, host)
         fwk.run_post_bind(state, pod, host)
         tr.outcome = "Scheduled"
         tr.node = host
         return tr
+
+    def _fail_binding(self, fwk: Framework, state: CycleState, pod: Pod, host: str, tr: CycleTrace, st: Status,
+                      assumed: bool) -> CycleTrace:
+        fwk.run_unreserve(state, pod, host)
+        if assumed:
+            self._forget(pod)
+        tr.node = None
+        if st.is_rejected() or st.code == Code.Wait:
+            tr.outcome = "Unschedulable"
+            tr.message = f"{st.plugin}: {st.message()}" if st.plugin else st.message()
+        else:  # an error's text already says where it came from
+            tr.outcome = "Error"
+            tr.message = tr.error = st.message()
+        return tr
+
+    def _forget(self, pod: Pod) -> None:
+        """Take an assumed pod out of the snapshot again (upstream ``ForgetPod``)."""
+        self.state.delete_pod(pod)
+        pod.node_name = ""
+
+    # ------------------------------------------------------------------ pods waiting on Permit
+    def settle_waiting(self, during: str) -> None:
+        """Bind the waiting pods every plugin has allowed and give up the rejected ones, in the order they
+        began to wait, until none is left to settle (an Unreserve may reject a sibling that waits)."""
+        after = f"after the cycle of pod {during}" if during else "at the end of the pass"
+        while True:
+            ready = [wp for wp in self.waiting.waiting_pods() if wp.rejected is not None or not wp.pending]
+            if not ready:
+                return
+            for wp in ready:
+                self.settled.append(wp.trace)
+                if wp.rejected is not None:
+                    plugin, message = wp.rejected
+                    self._give_up(wp, f"{plugin}: {message}" if plugin else message)
+                    continue
+                self.waiting.remove(wp.key)
+                tr = wp.trace
+                self._binding_cycle(wp.fwk, wp.state, wp.pod, wp.node_name, tr, assumed=True)
+                if tr.outcome == "Scheduled":
+                    tr.message = f"waited on Permit ({', '.join(sorted(wp.reasons))}); allowed {after}"
+
+    def end_pass(self, pass_no: int) -> None:
+        """Pods still waiting when a pass ends are rejected, as upstream's Permit timeout would."""
+        for wp in self.waiting.waiting_pods():
+            if wp.rejected is not None or not wp.pending:
+                continue
+            plugin = next(iter(wp.pending))
+            timeout = _duration(wp.pending[plugin])
+            reason = wp.reasons.get(plugin, "")
+            if reason:
+                text = (f"{reason} (still waiting on Permit at the end of pass {pass_no}; kube-scheduler "
+                        f"rejects the pod after {timeout})")
+            else:
+                text = f"rejected due to timeout after waiting {timeout} at plugin {plugin}"
+            wp.reject(plugin, text)
+        self.settle_waiting("")
+
+    def _give_up(self, wp: WaitingPod, message: str) -> None:
+        self.waiting.remove(wp.key)
+        wp.fwk.run_unreserve(wp.state, wp.pod, wp.node_name)
+        self._forget(wp.pod)
+        tr = wp.trace
+        tr.outcome = "Unschedulable"
+        tr.node = None
+        tr.message = message
 
     def _handle_failure(self, fwk: Framework, state: CycleState, pod: Pod, statuses: NodeToStatus,
                         prefilter_msg: str, tr: CycleTrace) -> CycleTrace:
@@ -204,7 +433,7 @@ class Scheduler:
             if result is not None:
                 tr.preemption = result.details.get("preemption")
             if pst.code == Code.Success and result is not None and result.nominated_node_name:
-                self._apply_preemption(pod, result.nominated_node_name, result.victims, tr)
+                self._apply_preemption(pod, result.nominated_node_name, result.victims, tr, pst.plugin)
                 tr.message = fit_error_message(len(self.state.node_infos), statuses, prefilter_msg, "")
                 return tr
             if pst.code != Code.Success:
@@ -215,11 +444,14 @@ class Scheduler:
         tr.message = fit_error_message(len(self.state.node_infos), statuses, prefilter_msg, postfilter_msg)
         return tr
 
-    def _apply_preemption(self, pod: Pod, node: str, victims: list[Pod], tr: CycleTrace) -> None:
+    def _apply_preemption(self, pod: Pod, node: str, victims: list[Pod], tr: CycleTrace, plugin: str = "") -> None:
         deleted = []
         for v in victims:
             if v.terminating:
                 continue  # already on its way out: not deleted again, it stays until it terminates
+            if self.waiting.reject_waiting_pod(v.key, plugin, "preempted"):
+                deleted.append(v.key)  # a waiting victim is rejected, not deleted: it is pending again
+                continue
             self.state.delete_pod(v)
             deleted.append(v.key)
         for other in list(self.state.nominated_pods_for(node)):
@@ -235,3 +467,7 @@ class Scheduler:
         tr.error = st.message()
         tr.message = st.message()
         return tr
+
+
+def _duration(seconds: float) -> str:
+    return format_go_duration(int(round(seconds * 1e9)))

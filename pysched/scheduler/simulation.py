@@ -8,14 +8,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pysched import K8S_VERSION
-from pysched.errors import InputError
+from pysched.errors import InputError, PyschedError
 from pysched.framework.config import SchedulerConfig
+from pysched.framework.extender import (
+    build_extenders,
+    failure_warnings,
+    ignored_extended_resources,
+    with_ignored_resources,
+)
 from pysched.framework.interface import Handle, QueuedPodInfo
 from pysched.framework.registry import Registry
 from pysched.framework.runtime import Framework
 from pysched.model.objects import Pod
 from pysched.model.timeutil import parse_time
-from pysched.scheduler.cycle import CycleOptions, Scheduler
+from pysched.scheduler.cycle import CycleOptions, Scheduler, WaitingPods
 from pysched.scheduler.trace import CycleTrace
 from pysched.snapshot.cluster import Cluster, ClusterState
 
@@ -35,6 +41,7 @@ class SimulationOptions:
     trace_pods: set[str] | None = None  # pods to trace (None: all, when trace is on)
     stop_after: str | None = None  # pod key: stop once this pod's last cycle ran
     passes: int = 2
+    fail_fast: bool = False  # stop the run (exit 1) at the first cycle that ends in an Error
 
 
 @dataclass
@@ -90,14 +97,29 @@ class Simulation:
             raise InputError(f"--tie-break must be 'name' or 'random', got {self.options.tie_break!r}")
         self.rng = random.Random(self.options.seed)
         self.state = ClusterState(cluster)
+        self.extenders = build_extenders(config.extenders, config.source)
+        ignored = ignored_extended_resources(self.extenders)
+        self.waiting = WaitingPods()
         self.frameworks: dict[str, Framework] = {}
         for profile in config.profiles:
             handle = Handle(self.state, profile.scheduler_name)
             handle.preemption_rng = self.rng if self.options.tie_break == "random" else None  # type: ignore[attr-defined]
-            self.frameworks[profile.scheduler_name] = Framework(profile, registry, handle)
+            self._attach(handle)
+            self.frameworks[profile.scheduler_name] = Framework(with_ignored_resources(profile, ignored),
+                                                                registry, handle)
         self.scheduler = Scheduler(self.state, CycleOptions(
             tie_break=self.options.tie_break, rng=self.rng,
-            global_percentage=config.percentage_of_nodes_to_score, trace=self.options.trace))
+            global_percentage=config.percentage_of_nodes_to_score, trace=self.options.trace),
+            extenders=self.extenders, waiting=self.waiting)
+
+    def _attach(self, handle: Handle) -> None:
+        """What plugins reach through their handle besides the cluster: the extenders (preemption calls
+        them) and the pods waiting on Permit (upstream's IterateOverWaitingPods, GetWaitingPod, ...)."""
+        handle.extenders = self.extenders  # type: ignore[attr-defined]
+        handle.waiting_pods = self.waiting.waiting_pods  # type: ignore[method-assign]
+        handle.get_waiting_pod = self.waiting.get_waiting_pod  # type: ignore[attr-defined]
+        handle.allow = self.waiting.allow  # type: ignore[attr-defined]
+        handle.reject_waiting_pod = self.waiting.reject_waiting_pod  # type: ignore[attr-defined]
 
     def _queue(self) -> tuple[list[Pod], list[tuple[str, str]], list[tuple[str, str]]]:
         pending, not_simulated, ignored = [], [], []
@@ -122,7 +144,11 @@ class Simulation:
                 if sort_plugin.less(b, a):
                     return 1
                 return a.pod.index - b.pod.index
-            infos.sort(key=functools.cmp_to_key(cmp))
+            try:
+                infos.sort(key=functools.cmp_to_key(cmp))
+            except Exception as exc:  # noqa: BLE001 - no pod's cycle can carry this fault: the run stops
+                raise PyschedError(f"plugin {sort_plugin.name} raised in QueueSort: {type(exc).__name__}: {exc}"
+                                   ) from exc
         return [i.pod for i in infos], not_simulated, ignored
 
     def run(self, progress: Callable[[int, int], None] | None = None) -> SimulationResult:
@@ -134,13 +160,20 @@ class Simulation:
         done = 0
         stop = self.options.stop_after
         for pass_no in range(1, self.options.passes + 1):
-            still = []
+            this_pass: list[tuple[Pod, CycleTrace]] = []
             for pod in remaining:
                 tr = self.cycle(pod, pass_no)
                 cycles.append(tr)
+                this_pass.append((pod, tr))
                 done += 1
                 if progress is not None:
                     progress(done, total)
+                if self.options.fail_fast:
+                    self._fail_fast([tr, *self.scheduler.settled])
+            # Pods still waiting on Permit are rejected now; every cycle of the pass is final after this.
+            self.scheduler.end_pass(pass_no)
+            still = []
+            for pod, tr in this_pass:
                 if tr.outcome == "Scheduled":
                     bindings[pod.key] = tr.node  # type: ignore[assignment]
                 else:
@@ -151,9 +184,19 @@ class Simulation:
             if pass_no == 1:
                 total += len(remaining)
         pending = sorted(p.key for p in remaining)
+        warnings = list(self.cluster.warnings) + failure_warnings(self.extenders)
         return SimulationResult(cycles, bindings, pending, not_simulated, ignored, len(self.state.node_infos),
                                 [p.scheduler_name for p in self.config.profiles], self.cluster, self.state,
-                                self.options, list(self.cluster.warnings))
+                                self.options, warnings)
+
+    @staticmethod
+    def _fail_fast(traces: list[CycleTrace]) -> None:
+        """--fail-fast: the first cycle that ended in an Error stops the run (the cycle just run, and the
+        cycles of waiting pods it let bind)."""
+        for tr in traces:
+            if tr.outcome == "Error":
+                raise PyschedError(f"--fail-fast: the cycle of pod {tr.pod} (pass {tr.pass_no}) ended in an "
+                                   f"error: {tr.error or tr.message or 'no message'}")
 
     def cycle(self, pod: Pod, pass_no: int) -> CycleTrace:
         fwk = self.frameworks[pod.scheduler_name]
