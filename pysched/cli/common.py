@@ -14,7 +14,7 @@ from pysched.framework.config import SchedulerConfig, load_config
 from pysched.framework.registry import Registry
 from pysched.plugins import in_tree_registry
 from pysched.snapshot.cluster import Cluster
-from pysched.snapshot.loader import load_snapshot
+from pysched.snapshot.loader import DEFAULT_MAX_BYTES, load_snapshot
 
 T = TypeVar("T")
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_UNSCHEDULABLE = 0, 1, 2, 3
@@ -49,15 +49,16 @@ def build_registry(plugin_dirs: list[str] | None = None) -> Registry:
 
 
 def load_inputs(positional: list[str] | None, filenames: list[str] | None, *, kubeconfig: str | None = None,
-                context: str | None = None, quiet: bool = False) -> Cluster:
+                context: str | None = None, quiet: bool = False, strict: bool = False,
+                max_file_size: int | None = None) -> Cluster:
     """Snapshot files when any are given, else the live cluster the kubeconfig points at."""
     paths = list(positional or []) + list(filenames or [])
     if paths:
         if kubeconfig or context:
             raise InputError("--kubeconfig and --context read a live cluster: pass them or snapshot files, not both")
-        return load_snapshot(paths)
+        return load_snapshot(paths, max_file_size or DEFAULT_MAX_BYTES, strict=strict)
     from pysched.cli.live_cmd import load_live_cluster  # imports the kubernetes client only when used
-    return load_live_cluster(kubeconfig, context, quiet)
+    return load_live_cluster(kubeconfig, context, quiet, strict=strict)
 
 
 def load_scheduler_config(path: str | None, registry: Registry) -> SchedulerConfig:

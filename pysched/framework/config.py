@@ -775,6 +775,10 @@ def _parse_yaml(text: str, file: str) -> Any:
         docs = [d for d in yaml.load_all(text, Loader=_StrictLoader) if d is not None]
     except ConfigError as e:
         raise ConfigError(e.detail, file=file, line=e.line) from None
+    except RecursionError:
+        raise ConfigError("invalid YAML: nested too deeply", file=file) from None
+    except (ValueError, TypeError, OverflowError) as e:  # a value the constructor cannot build: 2025-13-45
+        raise ConfigError(f"invalid YAML: cannot read a value: {e}", file=file) from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         problem = getattr(e, "problem", None) or str(e)
@@ -788,14 +792,22 @@ def _parse_yaml(text: str, file: str) -> Any:
     return docs[0]
 
 
+MAX_CONFIG_BYTES = 16 << 20  # a scheduler configuration is a few KiB; refuse /dev/zero and the like
+
+
 def _read_text(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
     try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
+        if path == "-":
+            data = sys.stdin.buffer.read(MAX_CONFIG_BYTES + 1)
+        else:
+            with open(path, "rb") as fh:
+                data = fh.read(MAX_CONFIG_BYTES + 1)
     except OSError as e:
         raise ConfigError(f"cannot read the scheduler configuration: {e.strerror or e}", file=path) from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"the scheduler configuration is over {MAX_CONFIG_BYTES} bytes", file=path)
+    try:
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise ConfigError("cannot read the scheduler configuration: not a UTF-8 text file", file=path) from None
 

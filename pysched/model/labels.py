@@ -19,6 +19,14 @@ _DNS1123_SUB = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*
 _VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 
 
+def selector_error(path: str, detail: str) -> SelectorError:
+    """A ``SelectorError`` whose text is ``path: detail``; ``.path`` and ``.detail`` keep the two parts."""
+    err = SelectorError(f"{path}: {detail}")
+    err.path = path  # type: ignore[attr-defined]
+    err.detail = detail  # type: ignore[attr-defined]
+    return err
+
+
 def label_key_error(key: object) -> str | None:
     """Why ``key`` is not a valid qualified label key, or None."""
     if not isinstance(key, str):
@@ -105,19 +113,19 @@ class LabelSelector:
         if raw is None:
             return NOTHING
         if not isinstance(raw, Mapping):
-            raise SelectorError(f"{field}: expected an object, got {type(raw).__name__}")
+            raise selector_error(field, f"expected an object, got {type(raw).__name__}")
         reqs: list[Requirement] = []
         ml = raw.get("matchLabels") or {}
         if not isinstance(ml, Mapping):
-            raise SelectorError(f"{field}.matchLabels: expected a map of strings")
+            raise selector_error(f"{field}.matchLabels", f"expected a map of strings, got {type(ml).__name__}")
         for k, v in ml.items():
             err = label_key_error(k) or label_value_error(v)
             if err:
-                raise SelectorError(f"{field}.matchLabels: {err}")
+                raise selector_error(f"{field}.matchLabels", err)
             reqs.append(Requirement(k, "In", frozenset((v,))))
         exprs = raw.get("matchExpressions") or []
         if not isinstance(exprs, list):
-            raise SelectorError(f"{field}.matchExpressions: expected a list")
+            raise selector_error(f"{field}.matchExpressions", f"expected a list, got {type(exprs).__name__}")
         for i, e in enumerate(exprs):
             reqs.append(_parse_requirement(e, f"{field}.matchExpressions[{i}]", _LABEL_OPS))
         # apimachinery sorts requirements by key; order only matters for printing.
@@ -164,32 +172,98 @@ EVERYTHING = LabelSelector(())
 
 def _parse_requirement(e: object, field: str, ops: set[str]) -> Requirement:
     if not isinstance(e, Mapping):
-        raise SelectorError(f"{field}: expected an object")
+        raise selector_error(field, f"expected an object, got {type(e).__name__}")
     key, op, values = e.get("key"), e.get("operator"), e.get("values") or []
     err = label_key_error(key)
     if err:
-        raise SelectorError(f"{field}.key: {err}")
-    if op not in ops:
-        raise SelectorError(f"{field}.operator: {op!r} is not a valid selector operator "
-                            f"(expected one of {', '.join(sorted(ops))})")
+        raise selector_error(f"{field}.key", err)
+    if not isinstance(op, str) or op not in ops:
+        raise selector_error(f"{field}.operator", f"{op!r} is not a valid selector operator "
+                             f"(expected one of {', '.join(sorted(ops))})")
     if not isinstance(values, list):
-        raise SelectorError(f"{field}.values: expected a list of strings")
+        raise selector_error(f"{field}.values", f"expected a list of strings, got {type(values).__name__}")
     if op in ("In", "NotIn") and not values:
-        raise SelectorError(f"{field}.values: for 'in', 'notin' operators, values set can't be empty")
+        raise selector_error(f"{field}.values", "for 'in', 'notin' operators, values set can't be empty")
     if op in ("Exists", "DoesNotExist") and values:
-        raise SelectorError(f"{field}.values: values set must be empty for exists and does not exist")
+        raise selector_error(f"{field}.values", "values set must be empty for exists and does not exist")
     if op in ("Gt", "Lt"):
         if len(values) != 1:
-            raise SelectorError(f"{field}.values: for 'Gt', 'Lt' operators, exactly one value is required")
+            raise selector_error(f"{field}.values", "for 'Gt', 'Lt' operators, exactly one value is required")
         try:
             _parse_int64(str(values[0]))
         except ValueError:
-            raise SelectorError(f"{field}.values: for 'Gt', 'Lt' operators, the value must be an integer")  from None
-    for v in values:
+            raise selector_error(f"{field}.values", "for 'Gt', 'Lt' operators, the value must be an integer") from None
+    for i, v in enumerate(values):
         verr = label_value_error(v)
         if verr:
-            raise SelectorError(f"{field}.values: {verr}")
+            raise selector_error(f"{field}.values[{i}]", verr)
     return Requirement(key, op, frozenset(values))
+
+
+_NODE_OPS = _LABEL_OPS | {"Gt", "Lt"}
+
+
+def validate_node_selector(raw: object, field: str) -> None:
+    """What the API server's validation of a pod's ``requiredDuringSchedulingIgnoredDuringExecution``
+    (a ``NodeSelector``) rejects, raised as ``SelectorError``: wrong types, an unknown operator, an
+    invalid key, a values list that does not fit the operator.
+
+    Problems the scheduler itself copes with stay soft (the term then matches nothing, see
+    ``NodeSelectorTerm.parse``): a value that is no valid label value or no integer for Gt/Lt, and
+    matchFields with several values; upstream's own tests feed pods like that to the scheduler."""
+    if not isinstance(raw, Mapping):
+        raise selector_error(field, f"expected an object, got {type(raw).__name__}")
+    terms = raw.get("nodeSelectorTerms")
+    if terms is None:
+        return
+    if not isinstance(terms, list):
+        raise selector_error(f"{field}.nodeSelectorTerms", f"expected a list, got {type(terms).__name__}")
+    for i, t in enumerate(terms):
+        validate_node_selector_term(t, f"{field}.nodeSelectorTerms[{i}]")
+
+
+def validate_node_selector_term(raw: object, field: str) -> None:
+    """``validate_node_selector`` for one ``NodeSelectorTerm``."""
+    if raw is None:
+        return
+    if not isinstance(raw, Mapping):
+        raise selector_error(field, f"expected an object, got {type(raw).__name__}")
+    for part in ("matchExpressions", "matchFields"):
+        items = raw.get(part)
+        if items is None:
+            continue
+        if not isinstance(items, list):
+            raise selector_error(f"{field}.{part}", f"expected a list, got {type(items).__name__}")
+        for j, e in enumerate(items):
+            path = f"{field}.{part}[{j}]"
+            if not isinstance(e, Mapping):
+                raise selector_error(path, f"expected an object, got {type(e).__name__}")
+            key, op, values = e.get("key"), e.get("operator"), e.get("values")
+            if values is not None and (not isinstance(values, list) or not all(isinstance(v, str) for v in values)):
+                raise selector_error(f"{path}.values", "expected a list of strings")
+            n = len(values or ())
+            if part == "matchFields":
+                if key != "metadata.name":
+                    raise selector_error(f"{path}.key", f"{key!r} is not a valid field selector key "
+                                         f"(expected 'metadata.name')")
+                if op not in ("In", "NotIn"):
+                    raise selector_error(f"{path}.operator", f"{op!r} is not a valid selector operator "
+                                         f"(expected one of In, NotIn)")
+                continue
+            err = label_key_error(key)
+            if err:
+                raise selector_error(f"{path}.key", err)
+            if not isinstance(op, str) or op not in _NODE_OPS:
+                raise selector_error(f"{path}.operator", f"{op!r} is not a valid selector operator "
+                                     f"(expected one of {', '.join(sorted(_NODE_OPS))})")
+            if op in ("In", "NotIn") and n == 0:
+                raise selector_error(f"{path}.values", "must be specified when `operator` is 'In' or 'NotIn'")
+            if op in ("Exists", "DoesNotExist") and n:
+                raise selector_error(f"{path}.values",
+                                     "may not be specified when `operator` is 'Exists' or 'DoesNotExist'")
+            if op in ("Gt", "Lt") and n != 1:
+                raise selector_error(f"{path}.values", "must be specified single value when `operator` is "
+                                     "'Lt' or 'Gt'")
 
 
 class NodeSelectorTerm:
@@ -209,8 +283,10 @@ class NodeSelectorTerm:
         fields = raw.get("matchFields") or []
         if not exprs and not fields:
             return None
+        if not isinstance(exprs, list) or not isinstance(fields, list):
+            return cls((), (), False)
         try:
-            e = tuple(_parse_requirement(x, "matchExpressions", _LABEL_OPS | {"Gt", "Lt"}) for x in exprs)
+            e = tuple(_parse_requirement(x, "matchExpressions", _NODE_OPS) for x in exprs)
             f = tuple(_parse_field_requirement(x) for x in fields)
         except SelectorError:
             return cls((), (), False)
@@ -232,10 +308,10 @@ class NodeSelectorTerm:
 
 def _parse_field_requirement(e: object) -> Requirement:
     if not isinstance(e, Mapping):
-        raise SelectorError("matchFields: expected an object")
+        raise selector_error("matchFields", "expected an object")
     key, op, values = e.get("key"), e.get("operator"), e.get("values") or []
     if key != "metadata.name" or op not in ("In", "NotIn") or not isinstance(values, list) or len(values) != 1:
-        raise SelectorError("matchFields: only metadata.name with In/NotIn and one value")
+        raise selector_error("matchFields", "only metadata.name with In/NotIn and one value")
     return Requirement(key, op, frozenset(str(v) for v in values))
 
 
@@ -249,7 +325,7 @@ class NodeSelector:
 
     @classmethod
     def parse(cls, raw: Mapping | None) -> NodeSelector:
-        terms_raw = (raw or {}).get("nodeSelectorTerms") or []
+        terms_raw = (raw.get("nodeSelectorTerms") if isinstance(raw, Mapping) else None) or []
         terms = []
         for t in terms_raw if isinstance(terms_raw, list) else []:
             parsed = NodeSelectorTerm.parse(t)

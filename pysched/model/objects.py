@@ -10,9 +10,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pysched.errors import QuantityError, SelectorError
-from pysched.model.labels import EVERYTHING, NOTHING, LabelSelector, NodeSelector, NodeSelectorTerm
+from pysched.model.labels import (
+    EVERYTHING,
+    NOTHING,
+    LabelSelector,
+    NodeSelector,
+    NodeSelectorTerm,
+    label_key_error,
+    label_value_error,
+    validate_node_selector,
+    validate_node_selector_term,
+)
 from pysched.model.quantity import to_milli
 from pysched.model.resources import NON_ZERO_DEFAULTS, add_lists, is_pod_level_supported, max_lists
+from pysched.model.timeutil import parse_time
 
 
 class FieldError(ValueError):
@@ -26,12 +37,24 @@ class FieldError(ValueError):
 
 # --------------------------------------------------------------------------- helpers
 
+def _child(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _show(v: object) -> str:
+    """A value for an error message: its type and a short repr."""
+    text = repr(v)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"{type(v).__name__} {text}"
+
+
 def _map(raw: Mapping, key: str, path: str) -> dict:
     v = raw.get(key)
     if v is None:
         return {}
     if not isinstance(v, Mapping):
-        raise FieldError(f"{path}.{key}", f"expected an object, got {type(v).__name__}")
+        raise FieldError(_child(path, key), f"expected an object, got {_show(v)}")
     return v  # type: ignore[return-value]
 
 
@@ -40,7 +63,7 @@ def _list(raw: Mapping, key: str, path: str) -> list:
     if v is None:
         return []
     if not isinstance(v, list):
-        raise FieldError(f"{path}.{key}", f"expected a list, got {type(v).__name__}")
+        raise FieldError(_child(path, key), f"expected a list, got {_show(v)}")
     return v
 
 
@@ -49,7 +72,7 @@ def _str(raw: Mapping, key: str, path: str, default: str = "") -> str:
     if v is None:
         return default
     if not isinstance(v, str):
-        raise FieldError(f"{path}.{key}", f"expected a string, got {type(v).__name__} {v!r}")
+        raise FieldError(_child(path, key), f"expected a string, got {_show(v)}")
     return v
 
 
@@ -58,16 +81,70 @@ def _int(raw: Mapping, key: str, path: str, default: int | None = None) -> int |
     if v is None:
         return default
     if isinstance(v, bool) or not isinstance(v, int):
-        raise FieldError(f"{path}.{key}", f"expected an integer, got {type(v).__name__} {v!r}")
+        raise FieldError(_child(path, key), f"expected an integer, got {_show(v)}")
     return v
 
 
-def _labels(raw: Mapping, key: str, path: str) -> dict[str, str]:
+def _bool(raw: Mapping, key: str, path: str) -> bool:
+    v = raw.get(key)
+    if v is None:
+        return False
+    if not isinstance(v, bool):
+        raise FieldError(_child(path, key), f"expected true or false, got {_show(v)}")
+    return v
+
+
+def _enum(raw: Mapping, key: str, path: str, allowed: tuple[str, ...]) -> str | None:
+    """An optional string field that must be one of ``allowed`` (empty counts as absent)."""
+    v = raw.get(key)
+    if v is None or v == "":
+        return None
+    if not isinstance(v, str) or v not in allowed:
+        raise FieldError(_child(path, key), f"unsupported value {v!r}: supported values: "
+                         + ", ".join(f'"{a}"' for a in allowed))
+    return v
+
+
+def _str_list(raw: Mapping, key: str, path: str) -> list[str]:
+    items = _list(raw, key, path)
+    for i, v in enumerate(items):
+        if not isinstance(v, str):
+            raise FieldError(f"{_child(path, key)}[{i}]", f"expected a string, got {_show(v)}")
+    return items
+
+
+def _time(raw: Mapping, key: str, path: str) -> str | None:
+    """An optional RFC 3339 timestamp, kept as its text."""
+    v = raw.get(key)
+    if v is None:
+        return None
+    if not isinstance(v, str) or parse_time(v) is None:
+        raise FieldError(_child(path, key), f"expected an RFC 3339 timestamp such as 2025-03-01T08:00:00Z, "
+                         f"got {_show(v)}")
+    return v
+
+
+def _labels(raw: Mapping, key: str, path: str, validate: bool = False) -> dict[str, str]:
+    """A map of label values (strings; YAML turns ``app: 1`` or ``on: true`` into other types).
+
+    ``validate`` also checks keys and values as the API server validates a label map (nodeSelector)."""
     v = _map(raw, key, path)
     for k, val in v.items():
+        if not isinstance(k, str):
+            raise FieldError(_child(path, key), f"label keys must be strings, got {_show(k)}")
         if not isinstance(val, str):
-            raise FieldError(f"{path}.{key}.{k}", f"label values must be strings, got {type(val).__name__} {val!r}")
-    return v
+            hint = ""
+            if isinstance(val, bool):
+                hint = f' (YAML reads an unquoted {str(val).lower()} as a boolean: quote it, {k}: "{str(val).lower()}")'
+            elif isinstance(val, (int, float)):
+                hint = f' (YAML reads an unquoted {val} as a number: quote it, {k}: "{val}")'
+            raise FieldError(f"{_child(path, key)}.{k}",
+                             f"label values must be strings, got {_show(val)}{hint}")
+        if validate:
+            err = label_key_error(k) or label_value_error(val)
+            if err:
+                raise FieldError(f"{_child(path, key)}.{k}", err)
+    return v  # type: ignore[return-value]
 
 
 def parse_resource_list(raw: object, path: str, allow_negative: bool = False) -> dict[str, int]:
@@ -77,13 +154,15 @@ def parse_resource_list(raw: object, path: str, allow_negative: bool = False) ->
         raise FieldError(path, f"expected a map of resource quantities, got {type(raw).__name__}")
     out: dict[str, int] = {}
     for name, q in raw.items():
+        if not isinstance(name, str) or not name:
+            raise FieldError(path, f"resource names must be non-empty strings, got {_show(name)}")
         try:
             milli = to_milli(q)
         except QuantityError as e:
             raise FieldError(f"{path}.{name}", str(e)) from None
         if milli < 0 and not allow_negative:
             raise FieldError(f"{path}.{name}", f"must be greater than or equal to 0, got {q!r}")
-        out[str(name)] = milli
+        out[name] = milli
     return out
 
 
@@ -91,7 +170,11 @@ def _selector(raw: object, path: str) -> LabelSelector:
     try:
         return LabelSelector.parse(raw, path)  # type: ignore[arg-type]
     except SelectorError as e:
-        raise FieldError(path, str(e)) from None
+        raise _selector_field_error(e, path) from None
+
+
+def _selector_field_error(e: SelectorError, path: str) -> FieldError:
+    return FieldError(getattr(e, "path", path), getattr(e, "detail", str(e)))
 
 
 def selector_or_error(raw: object, path: str) -> LabelSelector | str:
@@ -116,20 +199,20 @@ class ObjectMeta:
     @classmethod
     def parse(cls, raw: Mapping, path: str = "metadata", namespaced: bool = True) -> ObjectMeta:
         if not isinstance(raw, Mapping):
-            raise FieldError(path, "expected an object")
+            raise FieldError(path, f"expected an object, got {_show(raw)}")
         name = raw.get("name")
         if not isinstance(name, str) or not name:
             raise FieldError(f"{path}.name", "required: a non-empty string")
-        ns = _str(raw, "namespace", path, "default" if namespaced else "")
+        ns = _str(raw, "namespace", path) or "default"  # the API server defaults an empty namespace
         return cls(
             name=name,
             namespace=ns if namespaced else "",
             uid=_str(raw, "uid", path) or "",
             labels=_labels(raw, "labels", path),
             annotations=_map(raw, "annotations", path),
-            creation=str(raw.get("creationTimestamp") or ""),
+            creation=_time(raw, "creationTimestamp", path) or "",
             owner_refs=[o for o in _list(raw, "ownerReferences", path) if isinstance(o, Mapping)],
-            deletion_timestamp=raw.get("deletionTimestamp"),
+            deletion_timestamp=_time(raw, "deletionTimestamp", path),
         )
 
     def controller_ref(self) -> dict | None:
@@ -150,7 +233,7 @@ class Taint:
     @classmethod
     def parse(cls, raw: object, path: str) -> Taint:
         if not isinstance(raw, Mapping):
-            raise FieldError(path, "expected an object")
+            raise FieldError(path, f"expected an object, got {_show(raw)}")
         effect = _str(raw, "effect", path)
         if effect not in ("NoSchedule", "PreferNoSchedule", "NoExecute"):
             raise FieldError(f"{path}.effect", f"unsupported value {effect!r}: supported values: "
@@ -171,7 +254,7 @@ class Toleration:
     @classmethod
     def parse(cls, raw: object, path: str) -> Toleration:
         if not isinstance(raw, Mapping):
-            raise FieldError(path, "expected an object")
+            raise FieldError(path, f"expected an object, got {_show(raw)}")
         op = _str(raw, "operator", path)
         if op not in ("", "Equal", "Exists"):
             raise FieldError(f"{path}.operator", f"unsupported value {op!r}: supported values: \"Equal\", \"Exists\"")
@@ -221,13 +304,14 @@ class AffinityTerm:
 
 
 def _parse_affinity_term(raw: object, path: str, owner: ObjectMeta, weight: int = 0) -> AffinityTerm:
+    """A PodAffinityTerm; an invalid selector raises ``SelectorError`` (see ``PodAffinity.parse_error``)."""
     if not isinstance(raw, Mapping):
-        raise FieldError(path, "expected an object")
-    ns_list = _list(raw, "namespaces", path)
+        raise FieldError(path, f"expected an object, got {_show(raw)}")
+    ns_list = _str_list(raw, "namespaces", path)
     ns_sel_raw = raw.get("namespaceSelector")
     sel = LabelSelector.parse(raw.get("labelSelector"), f"{path}.labelSelector")
     ns_sel = LabelSelector.parse(ns_sel_raw, f"{path}.namespaceSelector") if ns_sel_raw is not None else NOTHING
-    namespaces = frozenset(str(n) for n in ns_list)
+    namespaces = frozenset(ns_list)
     if not namespaces and ns_sel_raw is None:
         namespaces = frozenset((owner.namespace,))
     tk = _str(raw, "topologyKey", path)
@@ -245,22 +329,26 @@ class PodAffinity:
 
     @classmethod
     def parse(cls, affinity: Mapping, path: str, meta: ObjectMeta) -> PodAffinity:
-        pa = affinity.get("podAffinity") or {}
-        paa = affinity.get("podAntiAffinity") or {}
+        pa = _map(affinity, "podAffinity", path)
+        paa = _map(affinity, "podAntiAffinity", path)
         out = cls(has_affinity=bool(affinity.get("podAffinity") is not None or affinity.get("podAntiAffinity") is not None))
+        req = "requiredDuringSchedulingIgnoredDuringExecution"
+        pref = "preferredDuringSchedulingIgnoredDuringExecution"
         try:
             for attr, src, sub in (("required_affinity", pa, "podAffinity"), ("required_anti", paa, "podAntiAffinity")):
-                for i, t in enumerate(src.get("requiredDuringSchedulingIgnoredDuringExecution") or []):
-                    getattr(out, attr).append(_parse_affinity_term(
-                        t, f"{path}.{sub}.requiredDuringSchedulingIgnoredDuringExecution[{i}]", meta))
-            for attr, src, sub in (("preferred_affinity", pa, "podAffinity"), ("preferred_anti", paa, "podAntiAffinity")):
-                for i, w in enumerate(src.get("preferredDuringSchedulingIgnoredDuringExecution") or []):
-                    p = f"{path}.{sub}.preferredDuringSchedulingIgnoredDuringExecution[{i}]"
+                for i, t in enumerate(_list(src, req, f"{path}.{sub}")):
+                    getattr(out, attr).append(_parse_affinity_term(t, f"{path}.{sub}.{req}[{i}]", meta))
+            for attr, src, sub in (("preferred_affinity", pa, "podAffinity"),
+                                   ("preferred_anti", paa, "podAntiAffinity")):
+                for i, w in enumerate(_list(src, pref, f"{path}.{sub}")):
+                    p = f"{path}.{sub}.{pref}[{i}]"
                     if not isinstance(w, Mapping):
-                        raise FieldError(p, "expected an object")
+                        raise FieldError(p, f"expected an object, got {_show(w)}")
                     getattr(out, attr).append(_parse_affinity_term(
                         w.get("podAffinityTerm") or {}, f"{p}.podAffinityTerm", meta, _int(w, "weight", p, 0) or 0))
         except SelectorError as e:
+            # upstream fails such a pod at PreFilter; the API server would not have admitted it
+            # (validate_pod reports it when a snapshot is loaded)
             out.parse_error = str(e)
         return out
 
@@ -281,7 +369,7 @@ class SpreadConstraint:
     @classmethod
     def parse(cls, raw: object, path: str) -> SpreadConstraint:
         if not isinstance(raw, Mapping):
-            raise FieldError(path, "expected an object")
+            raise FieldError(path, f"expected an object, got {_show(raw)}")
         when = _str(raw, "whenUnsatisfiable", path)
         if when not in ("DoNotSchedule", "ScheduleAnyway"):
             raise FieldError(f"{path}.whenUnsatisfiable", f"unsupported value {when!r}: supported values: "
@@ -298,9 +386,9 @@ class SpreadConstraint:
             when_unsatisfiable=when,
             selector=_selector(raw.get("labelSelector"), f"{path}.labelSelector"),
             min_domains=_int(raw, "minDomains", path, None),
-            node_affinity_policy=raw.get("nodeAffinityPolicy"),
-            node_taints_policy=raw.get("nodeTaintsPolicy"),
-            match_label_keys=[str(k) for k in _list(raw, "matchLabelKeys", path)],
+            node_affinity_policy=_enum(raw, "nodeAffinityPolicy", path, ("Honor", "Ignore")),
+            node_taints_policy=_enum(raw, "nodeTaintsPolicy", path, ("Honor", "Ignore")),
+            match_label_keys=list(_str_list(raw, "matchLabelKeys", path)),
         )
 
 
@@ -326,7 +414,7 @@ class Container:
     @classmethod
     def parse(cls, raw: object, path: str) -> Container:
         if not isinstance(raw, Mapping):
-            raise FieldError(path, "expected an object")
+            raise FieldError(path, f"expected an object, got {_show(raw)}")
         res = _map(raw, "resources", path)
         requests = parse_resource_list(res.get("requests"), f"{path}.resources.requests")
         limits = parse_resource_list(res.get("limits"), f"{path}.resources.limits")
@@ -338,7 +426,7 @@ class Container:
         for i, p in enumerate(_list(raw, "ports", path)):
             pp = f"{path}.ports[{i}]"
             if not isinstance(p, Mapping):
-                raise FieldError(pp, "expected an object")
+                raise FieldError(pp, f"expected an object, got {_show(p)}")
             ports.append(ContainerPort(_str(p, "hostIP", pp), _str(p, "protocol", pp, "TCP") or "TCP",
                                        _int(p, "hostPort", pp, 0) or 0, _int(p, "containerPort", pp, 0) or 0))
         return cls(_str(raw, "name", path), _str(raw, "image", path), requests, limits, ports,
@@ -496,19 +584,19 @@ def parse_pod(raw: Mapping, index: int = 0) -> Pod:
     containers = [Container.parse(c, f"{sp}.containers[{i}]") for i, c in enumerate(_list(spec, "containers", sp))]
     init = [Container.parse(c, f"{sp}.initContainers[{i}]") for i, c in enumerate(_list(spec, "initContainers", sp))]
     affinity = _map(spec, "affinity", sp)
-    na = affinity.get("nodeAffinity") or {}
-    if not isinstance(na, Mapping):
-        raise FieldError(f"{sp}.affinity.nodeAffinity", "expected an object")
-    req_raw = na.get("requiredDuringSchedulingIgnoredDuringExecution")
+    na = _map(affinity, "nodeAffinity", f"{sp}.affinity")
+    nap = f"{sp}.affinity.nodeAffinity"
+    req_raw = _map(na, "requiredDuringSchedulingIgnoredDuringExecution", nap) \
+        if na.get("requiredDuringSchedulingIgnoredDuringExecution") is not None else None
     pref_raw = na.get("preferredDuringSchedulingIgnoredDuringExecution")
     preferred = None
     if pref_raw is not None:
         preferred = []
-        for i, p in enumerate(pref_raw if isinstance(pref_raw, list) else []):
+        for i, p in enumerate(_list(na, "preferredDuringSchedulingIgnoredDuringExecution", nap)):
+            pp = f"{nap}.preferredDuringSchedulingIgnoredDuringExecution[{i}]"
             if not isinstance(p, Mapping):
-                raise FieldError(f"{sp}.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[{i}]",
-                                 "expected an object")
-            preferred.append((_int(p, "weight", "weight", 0) or 0, NodeSelectorTerm.parse(p.get("preference") or {})))
+                raise FieldError(pp, f"expected an object, got {_show(p)}")
+            preferred.append((_int(p, "weight", pp, 0) or 0, NodeSelectorTerm.parse(p.get("preference") or {})))
     node_selector = spec.get("nodeSelector")
     if node_selector is not None:
         node_selector = _labels(spec, "nodeSelector", sp)
@@ -533,7 +621,8 @@ def parse_pod(raw: Mapping, index: int = 0) -> Pod:
         scheduler_name=_str(spec, "schedulerName", sp) or "default-scheduler",
         priority=_int(spec, "priority", sp, 0) or 0,
         priority_class_name=_str(spec, "priorityClassName", sp),
-        preemption_policy=_str(spec, "preemptionPolicy", sp) or "PreemptLowerPriority",
+        preemption_policy=_enum(spec, "preemptionPolicy", sp, ("Never", "PreemptLowerPriority"))
+        or "PreemptLowerPriority",
         node_selector=node_selector,
         node_affinity_required=NodeSelector.parse(req_raw) if req_raw is not None else None,
         node_affinity_preferred=preferred,
@@ -545,17 +634,66 @@ def parse_pod(raw: Mapping, index: int = 0) -> Pod:
         init_containers=init,
         overhead=parse_resource_list(spec.get("overhead"), f"{sp}.overhead"),
         pod_requests=pod_requests,
-        host_network=bool(spec.get("hostNetwork")),
+        host_network=_bool(spec, "hostNetwork", sp),
         volumes=[v for v in _list(spec, "volumes", sp) if isinstance(v, Mapping)],
         resource_claims=[v for v in _list(spec, "resourceClaims", sp) if isinstance(v, Mapping)],
         phase=_str(status, "phase", "status"),
-        start_time=status.get("startTime"),
+        start_time=_time(status, "startTime", "status"),
         nominated_node_name=_str(status, "nominatedNodeName", "status"),
         conditions=[c for c in _list(status, "conditions", "status") if isinstance(c, Mapping)],
         index=index,
     )
     derive_pod(pod)
     return pod
+
+
+def validate_pod(raw: Mapping) -> None:
+    """What the API server's validation rejects in a pod that ``parse_pod`` (the scheduler's view) accepts.
+
+    The scheduler copes with such pods in its own way (a term with an unknown operator matches nothing, an
+    invalid pod affinity selector fails PreFilter; upstream's unit tests feed it such pods), but no cluster
+    holds them, so a snapshot that does is a mistake: the loader reports it. Raises ``FieldError``; call
+    it after ``parse_pod`` succeeded (the types are checked there)."""
+    spec = raw.get("spec")
+    if not isinstance(spec, Mapping):
+        return
+    sp = "spec"
+    if isinstance(spec.get("nodeSelector"), Mapping):
+        _labels(spec, "nodeSelector", sp, validate=True)
+    affinity = spec.get("affinity")
+    if not isinstance(affinity, Mapping):
+        return
+    nap = f"{sp}.affinity.nodeAffinity"
+    na = affinity.get("nodeAffinity")
+    try:
+        if isinstance(na, Mapping):
+            req = na.get("requiredDuringSchedulingIgnoredDuringExecution")
+            if req is not None:
+                validate_node_selector(req, f"{nap}.requiredDuringSchedulingIgnoredDuringExecution")
+            pref = na.get("preferredDuringSchedulingIgnoredDuringExecution")
+            for i, p in enumerate(pref if isinstance(pref, list) else []):
+                if isinstance(p, Mapping):
+                    validate_node_selector_term(
+                        p.get("preference"), f"{nap}.preferredDuringSchedulingIgnoredDuringExecution[{i}].preference")
+        for sub in ("podAffinity", "podAntiAffinity"):
+            pa = affinity.get(sub)
+            if not isinstance(pa, Mapping):
+                continue
+            path = f"{sp}.affinity.{sub}"
+            for group, key in (("requiredDuringSchedulingIgnoredDuringExecution", None),
+                               ("preferredDuringSchedulingIgnoredDuringExecution", "podAffinityTerm")):
+                terms = pa.get(group)
+                for i, t in enumerate(terms if isinstance(terms, list) else []):
+                    tp = f"{path}.{group}[{i}]"
+                    if key is not None:
+                        t, tp = (t.get(key) if isinstance(t, Mapping) else None), f"{tp}.{key}"
+                    if not isinstance(t, Mapping):
+                        continue
+                    LabelSelector.parse(t.get("labelSelector"), f"{tp}.labelSelector")
+                    if t.get("namespaceSelector") is not None:
+                        LabelSelector.parse(t.get("namespaceSelector"), f"{tp}.namespaceSelector")
+    except SelectorError as e:
+        raise _selector_field_error(e, f"{sp}.affinity") from None
 
 
 # --------------------------------------------------------------------------- nodes
@@ -589,17 +727,17 @@ def parse_node(raw: Mapping) -> Node:
     spec = _map(raw, "spec", "")
     status = _map(raw, "status", "")
     taints = tuple(Taint.parse(t, f"spec.taints[{i}]") for i, t in enumerate(_list(spec, "taints", "spec")))
-    alloc_raw = status.get("allocatable")
+    alloc_raw, alloc_path = status.get("allocatable"), "status.allocatable"
     if alloc_raw is None:
-        alloc_raw = status.get("capacity")
+        alloc_raw, alloc_path = status.get("capacity"), "status.capacity"
     images = []
     for i, im in enumerate(_list(status, "images", "status")):
         if not isinstance(im, Mapping):
-            raise FieldError(f"status.images[{i}]", "expected an object")
-        names = [str(n) for n in (im.get("names") or [])]
+            raise FieldError(f"status.images[{i}]", f"expected an object, got {_show(im)}")
+        names = [str(n) for n in _list(im, "names", f"status.images[{i}]")]
         images.append(NodeImage(names, _int(im, "sizeBytes", f"status.images[{i}]", 0) or 0))
-    return Node(meta, raw, bool(spec.get("unschedulable")), taints,  # type: ignore[arg-type]
-                parse_resource_list(alloc_raw, "status.allocatable"), images)
+    return Node(meta, raw, _bool(spec, "unschedulable", "spec"), taints,  # type: ignore[arg-type]
+                parse_resource_list(alloc_raw, alloc_path), images)
 
 
 # --------------------------------------------------------------------------- other kinds
@@ -617,7 +755,8 @@ def parse_priority_class(raw: Mapping) -> PriorityClass:
     value = _int(raw, "value", "", None)
     if value is None:
         raise FieldError("value", "required: an integer")
-    return PriorityClass(meta.name, value, bool(raw.get("globalDefault")), raw.get("preemptionPolicy"))
+    return PriorityClass(meta.name, value, _bool(raw, "globalDefault", ""),
+                         _enum(raw, "preemptionPolicy", "", ("Never", "PreemptLowerPriority")))
 
 
 @dataclass(slots=True)
@@ -635,7 +774,7 @@ def parse_pdb(raw: Mapping) -> PodDisruptionBudget:
     sel_raw = spec.get("selector")
     selector = _selector(sel_raw, "spec.selector") if sel_raw is not None else NOTHING
     return PodDisruptionBudget(meta, selector, _int(status, "disruptionsAllowed", "status", 0) or 0,
-                               frozenset((status.get("disruptedPods") or {}).keys()))
+                               frozenset(str(k) for k in _map(status, "disruptedPods", "status")))
 
 
 @dataclass(slots=True)

@@ -20,20 +20,29 @@ _RE = re.compile(r"^([+-]?)(\d+\.?\d*|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][
 _cache: dict[str, int] = {}
 
 
+_EXPECTED = ("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$', "
+             "for example 500m, 2, 1.5Gi or 129e6")
+MAX_QUANTITY_CHARS = 100
+
+
 def parse_quantity(text: str | int | float) -> Fraction:
     """The exact value of a quantity string (``"250m"``, ``"1.5Gi"``, ``"1e3"``)."""
     if isinstance(text, bool):
-        raise QuantityError(f"quantities must match the regular expression "
-                            f"'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$', got {text!r}")
+        raise QuantityError(f"invalid quantity {text!r}: {_EXPECTED}")
     if isinstance(text, int):
         return Fraction(text)
     if isinstance(text, float):
+        if text != text or text in (float("inf"), float("-inf")):
+            raise QuantityError(f"invalid quantity {text!r}: {_EXPECTED}")
         return Fraction(str(text))
-    s = str(text).strip()
+    if not isinstance(text, str):
+        raise QuantityError(f"invalid quantity {_short(text)} ({type(text).__name__}): {_EXPECTED}")
+    s = text.strip()
+    if len(s) > MAX_QUANTITY_CHARS:
+        raise QuantityError(f"quantity is longer than {MAX_QUANTITY_CHARS} characters: {_short(text)}")
     m = _RE.match(s)
     if not m:
-        raise QuantityError(f"quantities must match the regular expression "
-                            f"'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$', got {text!r}")
+        raise QuantityError(f"invalid quantity {text!r}: {_EXPECTED}")
     sign, number, suffix = m.group(1), m.group(2), m.group(3) or ""
     value = Fraction(number)
     if suffix in _BINARY:
@@ -46,6 +55,11 @@ def parse_quantity(text: str | int | float) -> Fraction:
             raise QuantityError(f"quantity exponent out of range: {text!r}")
         value *= Fraction(10) ** exp
     return -value if sign == "-" else value
+
+
+def _short(v: object) -> str:
+    text = repr(v)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def to_milli(text: str | int | float) -> int:

@@ -72,6 +72,7 @@ class SimulationResult:
             "bindings": dict(self.bindings),
             "pending": list(self.pending),
             "not_simulated": [{"pod": p, "reason": r} for p, r in self.not_simulated],
+            "rejected_pods": [{"pod": p, "reason": r} for p, r in self.cluster.rejected_pods],
             "ignored_kinds": list(self.cluster.ignored_kinds),
             "warnings": list(self.warnings),
             "notes": list(NOTES),

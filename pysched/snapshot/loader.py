@@ -2,14 +2,29 @@
 
 Objects are parsed into the model and admitted as the API server would have admitted them before the
 scheduler saw them (priority from the PriorityClass, defaults already applied by the model).
+
+Bad input is an ``InputError`` naming the file, the document, the line (YAML), the object and the field
+path; the problems of all files are collected and reported together (up to ``MAX_ERRORS``). Reading is
+bounded: files over ``max_bytes`` are refused, gzip is decompressed to at most ``max_bytes``, and every
+YAML stream is checked event by event *before* it is composed, so that alias bombs and absurd nesting
+are refused in time proportional to the text (libyaml's composer recurses in C and would crash the
+interpreter on deep nesting).
+
+Unknown fields of known kinds are ignored, as the API server's non-strict decoding ignores them (with a
+warning for Pod and Node); ``strict=True`` makes unknown fields of Pod and Node (top level, metadata,
+spec, containers) and label values the API server would reject errors.
 """
 
 from __future__ import annotations
 
+import difflib
 import gzip
+import io
 import json
 import os
+import re
 import sys
+import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +32,7 @@ from pathlib import Path
 import yaml
 
 from pysched.errors import InputError, InputErrors
+from pysched.model.labels import label_key_error, label_value_error
 from pysched.model.objects import (
     FieldError,
     Namespace,
@@ -28,20 +44,56 @@ from pysched.model.objects import (
     parse_pod,
     parse_priority_class,
     parse_workload,
+    validate_pod,
 )
 from pysched.snapshot.cluster import Cluster
 
 try:  # the C loader is many times faster on large dumps
-    _Loader = yaml.CSafeLoader
+    _Base = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - libyaml missing
-    _Loader = yaml.SafeLoader  # type: ignore[misc]
+    _Base = yaml.SafeLoader  # type: ignore[misc]
+
+
+class _Loader(_Base):  # type: ignore[valid-type,misc]
+    """Timestamps stay the strings they are: Kubernetes reads them as RFC 3339 text, and an unquoted
+    ``2025-13-45`` must not fail inside the YAML constructor."""
+
+
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _Base.construct_yaml_str)
 
 SNAPSHOT_SUFFIXES = (".yaml", ".yml", ".json", ".yaml.gz", ".yml.gz", ".json.gz")
 DEFAULT_MAX_BYTES = 1 << 30
 MAX_ERRORS = 20
+MAX_DEPTH = 100  # nesting of one document; Kubernetes objects stay far below
+MAX_ALIAS_NODES = 1_000_000  # nodes that aliases may add to one file when expanded
+LOCATE_MAX_CHARS = 8 << 20  # error messages name the line of the field in files up to this size
 BUILTIN_PRIORITY_CLASSES = {"system-node-critical": 2000001000, "system-cluster-critical": 2000000000}
 WORKLOAD_KINDS = ("Service", "ReplicationController", "ReplicaSet", "StatefulSet")
 USED_KINDS = {"Node", "Pod", "Namespace", "PriorityClass", "PodDisruptionBudget", *WORKLOAD_KINDS}
+API_VERSIONS = {"Node": ("v1",), "Pod": ("v1",), "Namespace": ("v1",), "Service": ("v1",),
+                "ReplicationController": ("v1",), "PriorityClass": ("scheduling.k8s.io/v1",),
+                "PodDisruptionBudget": ("policy/v1",), "ReplicaSet": ("apps/v1",), "StatefulSet": ("apps/v1",)}
+CLUSTER_SCOPED = ("Node", "Namespace", "PriorityClass")
+
+# Fields of Kubernetes v1.34 the API server knows; strict mode refuses others, default mode warns.
+OBJECT_FIELDS = ("apiVersion", "kind", "metadata", "spec", "status")
+METADATA_FIELDS = ("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
+                   "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels",
+                   "annotations", "ownerReferences", "finalizers", "managedFields")
+POD_SPEC_FIELDS = (
+    "volumes", "initContainers", "containers", "ephemeralContainers", "restartPolicy",
+    "terminationGracePeriodSeconds", "activeDeadlineSeconds", "dnsPolicy", "nodeSelector", "serviceAccountName",
+    "serviceAccount", "automountServiceAccountToken", "nodeName", "hostNetwork", "hostPID", "hostIPC",
+    "shareProcessNamespace", "securityContext", "imagePullSecrets", "hostname", "subdomain", "affinity",
+    "schedulerName", "tolerations", "hostAliases", "priorityClassName", "priority", "dnsConfig", "readinessGates",
+    "runtimeClassName", "enableServiceLinks", "preemptionPolicy", "overhead", "topologySpreadConstraints",
+    "setHostnameAsFQDN", "os", "hostUsers", "schedulingGates", "resourceClaims", "resources", "hostnameOverride")
+CONTAINER_FIELDS = (
+    "name", "image", "command", "args", "workingDir", "ports", "envFrom", "env", "resources", "resizePolicy",
+    "restartPolicy", "restartPolicyRules", "volumeMounts", "volumeDevices", "livenessProbe", "readinessProbe",
+    "startupProbe", "lifecycle", "terminationMessagePath", "terminationMessagePolicy", "imagePullPolicy",
+    "securityContext", "stdin", "stdinOnce", "tty")
+NODE_SPEC_FIELDS = ("podCIDR", "podCIDRs", "providerID", "unschedulable", "taints", "configSource", "externalID")
 
 
 @dataclass(slots=True)
@@ -50,67 +102,180 @@ class Document:
     index: int  # 1-based document number within the source
     obj: object
     line: int | None = None
+    text: str | None = None  # the whole text of the source (when small enough): errors find a field's line
 
+
+# ================================================================================================ files
 
 def expand_paths(paths: Iterable[str]) -> list[str]:
     """Files as given; folders walked recursively for snapshot files, in sorted order."""
     out: list[str] = []
+    errors: list[InputError] = []
     for p in paths:
         if p == "-":
             out.append(p)
             continue
         path = Path(p)
-        if path.is_dir():
-            found = sorted(str(f) for f in path.rglob("*") if f.is_file() and f.name.endswith(SNAPSHOT_SUFFIXES))
-            if not found:
-                raise InputError("folder holds no .yaml, .yml or .json files", file=p)
-            out.extend(found)
-        elif path.exists():
-            out.append(p)
-        else:
-            raise InputError("no such file or folder", file=p)
+        try:
+            if path.is_dir():
+                found = _walk(p)
+                if not found:
+                    errors.append(InputError("folder holds no .yaml, .yml or .json files (nor their .gz)", file=p))
+                out.extend(found)
+            elif path.exists():
+                out.append(p)
+            else:
+                errors.append(InputError("no such file or folder", file=p))
+        except OSError as e:
+            errors.append(InputError(f"cannot read: {e.strerror or e}", file=p))
+    _raise(errors)
     return out
 
 
+MAX_FOLDER_ENTRIES = 100_000
+
+
+def _walk(folder: str) -> list[str]:
+    """Snapshot files under ``folder``, sorted; symlinked folders are not followed (no loops), and a
+    folder with more than ``MAX_FOLDER_ENTRIES`` entries (``/`` given by mistake) is refused."""
+    found: list[str] = []
+    seen = 0
+    for root, dirs, files in os.walk(folder):
+        seen += len(dirs) + len(files)
+        if seen > MAX_FOLDER_ENTRIES:
+            raise InputError(f"folder holds more than {MAX_FOLDER_ENTRIES} entries: pass the snapshot's own "
+                             f"folder or files", file=folder)
+        for name in files:
+            if name.endswith(SNAPSHOT_SUFFIXES):
+                full = os.path.join(root, name)
+                if os.path.isfile(full):
+                    found.append(full)
+    return sorted(found)
+
+
 def read_source(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
+    """The text of a file ('-' = stdin), gzip-decompressed when it is gzip; at most ``max_bytes``."""
+    name = "<stdin>" if path == "-" else path
+    limit = f"over the limit of {max_bytes} bytes (raise it with --max-file-size)"
     if path == "-":
-        data = sys.stdin.buffer.read(max_bytes + 1)
+        if _isatty(sys.stdin):
+            raise InputError("reading the snapshot from stdin, but stdin is a terminal: pipe a snapshot in "
+                             "(kubectl get nodes,pods -A -o yaml | pysched simulate -)", file=name)
+        data = _read_bounded(sys.stdin.buffer, max_bytes, name)
     else:
         try:
             size = os.path.getsize(path)
             if size > max_bytes:
-                raise InputError(f"file is {size} bytes, over the limit of {max_bytes} bytes (--max-file-size)",
-                                 file=path)
+                raise InputError(f"file is {size} bytes, {limit}", file=path)
             with open(path, "rb") as f:
-                data = f.read()
+                data = _read_bounded(f, max_bytes, path)
         except OSError as e:
             raise InputError(f"cannot read: {e.strerror or e}", file=path) from None
+    if len(data) > max_bytes:
+        raise InputError(f"input is {limit}", file=name)
     if data[:2] == b"\x1f\x8b":
         try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as e:
-            raise InputError(f"not a readable gzip file: {e}", file=path) from None
-    if len(data) > max_bytes:
-        raise InputError(f"input is over the limit of {max_bytes} bytes (--max-file-size)", file=path)
+            with gzip.GzipFile(fileobj=io.BytesIO(data)) as gz:
+                data = gz.read(max_bytes + 1)
+        except (OSError, EOFError, zlib.error) as e:
+            raise InputError(f"not a readable gzip file: {e}", file=name) from None
+        if len(data) > max_bytes:
+            raise InputError(f"decompressed input is {limit}", file=name)
+    return _decode(data, name)
+
+
+def _isatty(stream: object) -> bool:
+    try:
+        return bool(stream.isatty())  # type: ignore[attr-defined]
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def _read_bounded(f: io.BufferedIOBase, max_bytes: int, name: str) -> bytes:
+    """At most ``max_bytes + 1`` bytes; stops early on binary data (``/dev/zero`` must not fill memory)."""
+    head = f.read(min(8192, max_bytes + 1))
+    if b"\x00" in head and not head.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
+        if head[:2] != b"\x1f\x8b":
+            raise InputError("binary data: expected YAML or JSON text", file=name)
+    rest = f.read(max_bytes + 1 - len(head)) if len(head) <= max_bytes else b""
+    return head + rest
+
+
+def _decode(data: bytes, name: str) -> str:
+    for bom, codec in ((b"\x00\x00\xfe\xff", "utf-32-be"), (b"\xff\xfe\x00\x00", "utf-32-le"),
+                       (b"\xfe\xff", "utf-16-be"), (b"\xff\xfe", "utf-16-le")):
+        if data.startswith(bom):  # e.g. PowerShell's `kubectl get ... > file` writes UTF-16
+            try:
+                return data[len(bom):].decode(codec)
+            except UnicodeDecodeError as e:
+                raise InputError(f"not valid {codec.upper()} text (byte {e.start + len(bom)})", file=name) from None
     if b"\x00" in data[:8192]:
-        raise InputError("binary data: expected YAML or JSON text", file=path)
+        raise InputError("binary data: expected YAML or JSON text", file=name)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        raise InputError(f"not UTF-8 text (byte {e.start}): expected YAML or JSON", file=path) from None
+        line = data[:e.start].count(b"\n") + 1
+        raise InputError(f"not UTF-8 text (byte {e.start} is {data[e.start:e.start + 1]!r}): expected YAML or "
+                         f"JSON in UTF-8", file=name, line=line) from None
 
+
+# ================================================================================================ documents
 
 def parse_documents(text: str, source: str) -> Iterator[Document]:
+    """The documents of a YAML stream, a JSON value or a stream of concatenated JSON values."""
     stripped = text.lstrip()
     if stripped.startswith(("{", "[")):
         try:
-            obj = json.loads(text)
+            docs = _parse_json(text, source)
+        except InputError:
+            if source.endswith((".json", ".json.gz")):
+                raise
+            docs = None  # YAML in flow style, perhaps; its own errors are reported then
+        if docs is not None:
+            yield from docs
+            return
+    yield from _parse_yaml(text, source)
+
+
+def _parse_json(text: str, source: str) -> list[Document]:
+    decoder = json.JSONDecoder()
+    docs: list[Document] = []
+    pos, end = 0, len(text)
+    ws = re.compile(r"\s*")
+    pos = ws.match(text, pos).end()  # type: ignore[union-attr]
+    keep = text if len(text) <= LOCATE_MAX_CHARS else None
+    line, counted = 1, 0
+    while pos < end:
+        line += text.count("\n", counted, pos)
+        counted = pos
+        try:
+            obj, pos = decoder.raw_decode(text, pos)
         except json.JSONDecodeError as e:
             raise InputError(f"invalid JSON: {e.msg} (line {e.lineno}, column {e.colno})", file=source,
                              line=e.lineno) from None
-        yield Document(source, 1, obj, 1)
-        return
+        except RecursionError:
+            raise InputError("invalid JSON: nested too deeply", file=source, doc=len(docs) + 1, line=line) from None
+        except ValueError as e:  # an integer with more digits than Python converts
+            detail = "an integer with too many digits" if "digits" in str(e) else str(e)
+            raise InputError(f"invalid JSON: {detail}", file=source, doc=len(docs) + 1, line=line) from None
+        docs.append(Document(source, len(docs) + 1, obj, line, keep))
+        pos = ws.match(text, pos).end()  # type: ignore[union-attr]
+    return docs
+
+
+def _yaml_error(e: yaml.YAMLError, source: str) -> InputError:
+    mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
+    line = mark.line + 1 if mark is not None else None
+    problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+    context = getattr(e, "context", None)
+    column = f" (column {mark.column + 1})" if mark is not None else ""
+    return InputError(f"invalid YAML: {context + ', ' if context else ''}{problem}{column}", file=source, line=line)
+
+
+def _parse_yaml(text: str, source: str) -> Iterator[Document]:
     try:
+        _check_yaml_size(text, source)
+        keep = text if len(text) <= LOCATE_MAX_CHARS else None
         loader = _Loader(text)
         try:
             index = 0
@@ -119,139 +284,372 @@ def parse_documents(text: str, source: str) -> Iterator[Document]:
                 index += 1
                 if node is None:
                     continue
-                _check_yaml_size(node, source, index)
-                obj = loader.construct_document(node)
-                yield Document(source, index, obj, node.start_mark.line + 1)
+                line = node.start_mark.line + 1
+                try:
+                    obj = loader.construct_document(node)
+                except (ValueError, TypeError, OverflowError) as e:  # e.g. an integer of 5000 digits
+                    detail = "an integer with too many digits" if "digits" in str(e) else str(e)
+                    raise InputError(f"invalid YAML: cannot read a value: {detail}", file=source, doc=index,
+                                     line=line) from None
+                yield Document(source, index, obj, line, keep)
         finally:
             loader.dispose()
     except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
-        raise InputError(f"invalid YAML: {problem}", file=source, line=line) from None
+        raise _yaml_error(e, source) from None
 
 
-MAX_YAML_NODES = 5_000_000
-MAX_DEPTH = 100
+_DOC = 2
+_DEPTH_DELTA = {yaml.SequenceStartEvent: 1, yaml.MappingStartEvent: 1, yaml.SequenceEndEvent: -1,
+                yaml.MappingEndEvent: -1, yaml.DocumentStartEvent: _DOC}
 
 
-def _check_yaml_size(root: yaml.Node, source: str, index: int) -> None:
-    """Refuse alias bombs and absurd nesting before constructing Python objects."""
-    seen_nodes = 0
-    stack = [(root, 0)]
-    visited: set[int] = set()
-    expanded = 0
-    while stack:
-        node, depth = stack.pop()
-        expanded += 1
-        if depth > MAX_DEPTH:
-            raise InputError(f"nesting deeper than {MAX_DEPTH} levels", file=source, doc=index,
-                             line=node.start_mark.line + 1)
-        if expanded > MAX_YAML_NODES:
-            raise InputError("document expands to too many nodes (YAML alias bomb?)", file=source, doc=index)
-        if id(node) in visited and isinstance(node, (yaml.SequenceNode, yaml.MappingNode)):
-            # an alias: its expansion counts again, but we only walk it once more per reference
-            pass
-        visited.add(id(node))
-        seen_nodes += 1
-        if isinstance(node, yaml.SequenceNode):
-            stack.extend((c, depth + 1) for c in node.value)
-        elif isinstance(node, yaml.MappingNode):
-            for k, v in node.value:
-                stack.append((k, depth + 1))
-                stack.append((v, depth + 1))
+def _check_yaml_size(text: str, source: str) -> None:
+    """Refuse alias bombs and absurd nesting before anything is composed.
+
+    One pass over the parser's events (libyaml's parser keeps its own stack; only the composer
+    recurses): a document nested deeper than ``MAX_DEPTH``, aliases that would add more than
+    ``MAX_ALIAS_NODES`` nodes when expanded (billion laughs), or an alias to a node that encloses it (a
+    recursive structure) is an ``InputError``. Time and memory are linear in the text."""
+    if "&" not in text:  # no anchor, hence no alias: only the nesting needs watching (the common case)
+        depth = 0
+        index = 0
+        delta = _DEPTH_DELTA.get
+        for ev in yaml.parse(text, Loader=_Loader):
+            d = delta(type(ev))
+            if d:
+                if d == _DOC:
+                    index += 1
+                    continue
+                depth += d
+                if depth > MAX_DEPTH:
+                    raise InputError(f"nesting deeper than {MAX_DEPTH} levels: not a Kubernetes object",
+                                     file=source, doc=index, line=ev.start_mark.line + 1)
+        return
+    depth = 0
+    index = 0
+    open_anchors: list[str | None] = []  # anchor of each open collection
+    sizes: dict[str, int] = {}  # anchor -> expanded node count (capped)
+    counts: list[int] = []  # expanded node count of each open collection (capped)
+    alias_nodes = 0
+    cap = MAX_ALIAS_NODES + 1
+    scalar, alias = yaml.ScalarEvent, yaml.AliasEvent
+    starts = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+    ends = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+    for ev in yaml.parse(text, Loader=_Loader):
+        cls = type(ev)
+        if cls is scalar:
+            if ev.anchor is not None:
+                sizes[ev.anchor] = 1
+            if counts:
+                counts[-1] = min(counts[-1] + 1, cap)
+        elif cls is alias:
+            anchor = ev.anchor
+            if anchor in open_anchors:
+                raise InputError(f"alias *{anchor} refers to a node that contains it: recursive structures are "
+                                 f"not Kubernetes objects", file=source, doc=index, line=ev.start_mark.line + 1)
+            n = sizes.get(anchor, 1)  # an undefined alias: the composer reports it
+            alias_nodes += n
+            if alias_nodes > MAX_ALIAS_NODES:
+                raise InputError(f"aliases expand to more than {MAX_ALIAS_NODES} nodes (a YAML alias bomb?): "
+                                 f"refused", file=source, doc=index, line=ev.start_mark.line + 1)
+            if counts:
+                counts[-1] = min(counts[-1] + n, cap)
+        elif cls in starts:
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise InputError(f"nesting deeper than {MAX_DEPTH} levels: not a Kubernetes object", file=source,
+                                 doc=index, line=ev.start_mark.line + 1)
+            open_anchors.append(ev.anchor)
+            counts.append(1)
+        elif cls in ends:
+            depth -= 1
+            anchor = open_anchors.pop()
+            n = counts.pop()
+            if anchor is not None:
+                sizes[anchor] = n
+            if counts:
+                counts[-1] = min(counts[-1] + n, cap)
+        elif cls is yaml.DocumentStartEvent:
+            index += 1
+            sizes.clear()  # anchors are local to a document
 
 
 def iter_objects(docs: Iterable[Document]) -> Iterator[tuple[Document, dict, str]]:
     """Every Kubernetes object, with ``*List`` documents flattened; yields (doc, object, where)."""
+    errors: list[InputError] = []
     for doc in docs:
-        obj = doc.obj
-        if obj is None:
+        if doc.obj is None:
             continue
-        yield from _flatten(doc, obj, "")
+        yield from _flatten(doc, doc.obj, "", errors)
+    _raise(errors)
 
 
-def _flatten(doc: Document, obj: object, where: str) -> Iterator[tuple[Document, dict, str]]:
-    if isinstance(obj, list):
-        for i, item in enumerate(obj):
-            yield from _flatten(doc, item, f"{where}[{i}]")
-        return
-    if not isinstance(obj, Mapping):
-        raise InputError(f"expected a Kubernetes object (a mapping with apiVersion and kind), got "
-                         f"{type(obj).__name__}", file=doc.source, doc=doc.index, line=doc.line)
-    kind = obj.get("kind")
-    if isinstance(kind, str) and kind.endswith("List") and isinstance(obj.get("items"), list):
-        item_kind = kind[:-4] if kind != "List" else None
-        for i, item in enumerate(obj["items"]):
-            if isinstance(item, Mapping) and item_kind and "kind" not in item:
-                item = {**item, "kind": item_kind, "apiVersion": obj.get("apiVersion", "v1")}
-            yield from _flatten(doc, item, f"{where}items[{i}]")
-        return
-    yield doc, obj, where  # type: ignore[misc]
+def _flatten(doc: Document, obj: object, where: str, errors: list[InputError]) -> Iterator[tuple[Document, dict, str]]:
+    """Objects of a document in order: a list of objects and ``*List`` kinds are flattened (without
+    recursion: a JSON document may nest lists as deep as the JSON decoder allows)."""
+    stack: list[tuple[object, str]] = [(obj, where)]
+    while stack:
+        obj, where = stack.pop()
+        if isinstance(obj, list):
+            stack.extend(reversed([(item, f"{where}[{i}]") for i, item in enumerate(obj)]))
+            continue
+        if not isinstance(obj, Mapping):
+            text = repr(obj)
+            text = text if len(text) <= 40 else text[:37] + "..."
+            errors.append(InputError(f"expected a Kubernetes object (a mapping with apiVersion, kind and "
+                                     f"metadata), got {type(obj).__name__} {text}", file=doc.source, doc=doc.index,
+                                     line=_locate(doc, where), obj=where or None))
+            continue
+        kind = obj.get("kind")
+        if isinstance(kind, str) and kind.endswith("List") and "items" in obj:
+            items = obj.get("items")
+            path = _join(where, "items")
+            if items is None:
+                continue
+            if not isinstance(items, list):
+                errors.append(InputError(f"expected a list of objects, got {type(items).__name__}", file=doc.source,
+                                         doc=doc.index, line=_locate(doc, path), obj=kind, field=path))
+                continue
+            item_kind = kind[:-4] if kind != "List" else None
+            expanded = []
+            for i, item in enumerate(items):
+                if isinstance(item, Mapping) and item_kind and "kind" not in item:
+                    item = {**item, "kind": item_kind, "apiVersion": obj.get("apiVersion", "v1")}
+                expanded.append((item, f"{path}[{i}]"))
+            stack.extend(reversed(expanded))
+            continue
+        yield doc, obj, where  # type: ignore[misc]
 
 
-def load_snapshot(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES) -> Cluster:
-    """Read, parse and admit every object of the given files and folders."""
+def _join(where: str, field: str | None) -> str:
+    if not field:
+        return where
+    if not where:
+        return field
+    return f"{where}{field}" if field.startswith("[") else f"{where}.{field}"
+
+
+# ================================================================================================ lines
+
+_located: dict[tuple[int, int], tuple[str, yaml.Node | None]] = {}  # cleared after every load
+
+
+def _locate(doc: Document, path: str | None) -> int | None:
+    """The line of ``path`` (``items[3].spec.containers[0].image``) in ``doc``, or of its nearest
+    ancestor that exists, or the document's line. Only errors pay for this: the document is composed
+    again from the text."""
+    if not path or doc.text is None:
+        return doc.line
+    node = _document_node(doc)
+    if node is None:
+        return doc.line
+    return _line_of(node, path)
+
+
+def _document_node(doc: Document) -> yaml.Node | None:
+    key = (id(doc.text), doc.index)
+    hit = _located.get(key)
+    if hit is not None and hit[0] is doc.text:
+        return hit[1]
+    if len(_located) > 64:
+        _located.clear()
+    node = None
+    try:
+        loader = _Loader(doc.text)
+        try:
+            i = 0
+            while loader.check_node():
+                n = loader.get_node()
+                i += 1
+                if i == doc.index:
+                    node = n
+                    break
+        finally:
+            loader.dispose()
+    except Exception:  # noqa: BLE001 - only a nicety for the message (e.g. JSON that is no YAML)
+        node = None
+    _located[key] = (doc.text, node)  # type: ignore[assignment]
+    return node
+
+
+_INDEX = re.compile(r"\[(\d+)\]\.?")
+
+
+def _line_of(node: yaml.Node, path: str) -> int:
+    line = node.start_mark.line + 1
+    rest = path
+    while rest:
+        if isinstance(node, yaml.SequenceNode):
+            m = _INDEX.match(rest)
+            if not m or int(m.group(1)) >= len(node.value):
+                break
+            node = node.value[int(m.group(1))]
+            rest = rest[m.end():]
+        elif isinstance(node, yaml.MappingNode):
+            best: tuple[str, yaml.Node] | None = None
+            for k, v in node.value:
+                key = k.value if isinstance(k, yaml.ScalarNode) else None
+                if isinstance(key, str) and key and (rest == key or rest.startswith((key + ".", key + "["))):
+                    if best is None or len(key) > len(best[0]):
+                        best = (key, v)
+            if best is None:
+                break
+            node = best[1]
+            rest = rest[len(best[0]):]
+            if rest.startswith("."):
+                rest = rest[1:]
+        else:
+            break
+        line = node.start_mark.line + 1
+    return line
+
+
+# ================================================================================================ cluster
+
+def load_snapshot(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES, *, strict: bool = False) -> Cluster:
+    """Read, parse and admit every object of the given files and folders.
+
+    ``max_bytes`` limits each file (and its decompressed size); ``strict`` refuses unknown fields of Pods
+    and Nodes and label values the API server would reject."""
+    try:
+        return _load(paths, max_bytes, strict)
+    finally:
+        _located.clear()
+
+
+def _load(paths: Iterable[str], max_bytes: int, strict: bool) -> Cluster:
     files = expand_paths(paths)
+    errors: list[InputError] = []
     raw_objects: list[tuple[Document, dict, str]] = []
+    empty: list[str] = []
     for f in files:
-        text = read_source(f, max_bytes)
-        raw_objects.extend(iter_objects(parse_documents(text, "<stdin>" if f == "-" else f)))
-    cluster = build_cluster(raw_objects)
+        source = "<stdin>" if f == "-" else f
+        before = len(raw_objects)
+        try:
+            text = read_source(f, max_bytes)
+            for doc in parse_documents(text, source):
+                if doc.obj is not None:
+                    raw_objects.extend(_flatten(doc, doc.obj, "", errors))
+        except InputError as e:
+            errors.append(e)
+            continue
+        if len(raw_objects) == before:
+            empty.append(source)
+    if not raw_objects and not errors:
+        where = files[0] if len(files) == 1 else f"{len(files)} files"
+        raise InputError("snapshot holds no objects: expected Kubernetes objects such as Nodes and Pods "
+                         "(kubectl get nodes,pods -A -o yaml)", file="<stdin>" if where == "-" else where)
+    cluster = build_cluster(raw_objects, strict=strict, errors=errors)
     cluster.sources = files
+    for source in empty:
+        cluster.warnings.append(f"{source}: holds no objects")
     return cluster
 
 
 def _describe(obj: Mapping) -> str:
+    """``Pod team-a/web-1``, ``Node n1``: what error messages call the object."""
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
-    name = meta.get("name", "<unnamed>")
-    ns = meta.get("namespace")
-    kind = obj.get("kind", "<no kind>")
-    return f"{kind} {ns}/{name}" if ns else f"{kind} {name}"
+    name = meta.get("name")  # type: ignore[union-attr]
+    name = name if isinstance(name, str) and name else "<unnamed>"
+    kind = obj.get("kind")
+    kind = kind if isinstance(kind, str) and kind else "object"
+    if kind in CLUSTER_SCOPED or kind not in USED_KINDS and not meta.get("namespace"):  # type: ignore[union-attr]
+        return f"{kind} {name}"
+    ns = meta.get("namespace")  # type: ignore[union-attr]
+    return f"{kind} {ns if isinstance(ns, str) and ns else 'default'}/{name}"
 
 
-def build_cluster(objects: list[tuple[Document, dict, str]]) -> Cluster:
+class _Problems:
+    """Errors of objects, rendered with their line only when they are raised; warnings aggregated."""
+
+    def __init__(self, errors: list[InputError]) -> None:
+        self.errors = errors
+        self.extra = 0
+        self.unknown: dict[tuple[str, str], list] = {}  # (kind, field pattern) -> [count, first where, hint]
+        self.bad_values: dict[str, list] = {}  # kind -> [count, first message]
+
+    def full(self) -> bool:
+        return len(self.errors) >= MAX_ERRORS
+
+    def add(self, doc: Document, where: str, obj: Mapping, message: str, fieldpath: str | None = None) -> None:
+        if self.full():
+            self.extra += 1
+            return
+        desc = _describe(obj)
+        self.errors.append(InputError(message, file=doc.source, doc=doc.index, line=_locate(doc, _join(where, fieldpath)),
+                                      obj=desc, field=fieldpath))
+
+    def raise_if_any(self) -> None:
+        order: dict[str | None, int] = {}
+        for e in self.errors:
+            order.setdefault(e.file, len(order))
+        errors = sorted(self.errors, key=lambda e: (order[e.file], e.doc or 0, e.line or 0))
+        if self.extra:
+            errors.append(InputError(f"... and {self.extra} more error(s); only the first {MAX_ERRORS} are shown"))
+        _raise(errors)
+
+
+def _raise(errors: list[InputError]) -> None:
+    if errors:
+        raise errors[0] if len(errors) == 1 else InputErrors(errors)
+
+
+def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = False,
+                  errors: list[InputError] | None = None) -> Cluster:
+    """Parse and admit objects; raises every problem found (with ``errors`` found earlier) together."""
     cluster = Cluster()
-    errors: list[InputError] = []
-    seen: dict[tuple, tuple[str, int]] = {}
+    problems = _Problems(list(errors or []))
+    seen: dict[tuple, tuple[Document, str]] = {}
     ignored: dict[str, int] = {}
-    pods_raw: list[tuple[Document, dict]] = []
+    pods_raw: list[tuple[Document, dict, str]] = []
 
-    def fail(doc: Document, obj: Mapping, message: str, fieldpath: str | None = None) -> None:
-        errors.append(InputError(message, file=doc.source, doc=doc.index, line=doc.line, obj=_describe(obj),
-                                 field=fieldpath))
-
-    for doc, obj, _where in objects:
+    for doc, obj, where in objects:
+        fail = _failer(problems, doc, where, obj)
         kind, api = obj.get("kind"), obj.get("apiVersion")
         if not isinstance(kind, str) or not kind:
-            fail(doc, obj, "missing 'kind': not a Kubernetes object", "kind")
+            fail("required: the object's kind (Pod, Node, ...); this is not a Kubernetes object", "kind")
             continue
         if not isinstance(api, str) or not api:
-            fail(doc, obj, "missing 'apiVersion'", "apiVersion")
+            fail(f"required: the object's apiVersion ({(API_VERSIONS.get(kind) or ('v1',))[0]} for a {kind})",
+                 "apiVersion")
             continue
         meta = obj.get("metadata")
         if not isinstance(meta, Mapping) or not isinstance(meta.get("name"), str) or not meta.get("name"):
-            fail(doc, obj, "required: a non-empty string", "metadata.name")
+            fail("required: a non-empty string", "metadata.name")
             continue
         if kind not in USED_KINDS:
+            near = [k for k in USED_KINDS if k.lower() == kind.lower()]
+            if near:
+                fail(f"unknown kind {kind!r}: kinds are case-sensitive (did you mean {near[0]!r}?)", "kind")
+                continue
             label = f"{api}/{kind}"
             ignored[label] = ignored.get(label, 0) + 1
             continue
-        namespaced = kind not in ("Node", "Namespace", "PriorityClass")
-        ident = (kind, (meta.get("namespace") or "default") if namespaced else "", meta["name"])
-        if ident in seen:
-            first = seen[ident]
-            fail(doc, obj, f"duplicate object: already defined in {first[0]} document {first[1]}")
+        served = API_VERSIONS.get(kind)
+        if served and api not in served:
+            fail(f"{kind} is not served as {api!r} by Kubernetes v1.34: expected apiVersion {served[0]!r}",
+                 "apiVersion")
             continue
-        seen[ident] = (doc.source, doc.index)
+        namespaced = kind not in CLUSTER_SCOPED
+        ns = meta.get("namespace")
+        ident = (kind, (ns if isinstance(ns, str) and ns else "default") if namespaced else "", meta["name"])
+        if ident in seen:
+            first_doc, first_where = seen[ident]
+            line = _locate(first_doc, first_where)
+            at = f"{first_doc.source}{f':{line}' if line else ''} (document {first_doc.index})"
+            fail(f"duplicate object: already defined at {at}")
+            continue
+        seen[ident] = (doc, where)
+        if not _api_checks(problems, doc, where, obj, kind, strict):
+            continue
         try:
             if kind == "Pod":
-                pods_raw.append((doc, obj))
+                pods_raw.append((doc, obj, where))
             elif kind == "Node":
                 cluster.nodes.append(parse_node(obj))
             elif kind == "Namespace":
-                ns = parse_namespace(obj)
-                cluster.namespaces[ns.name] = ns
+                ns_obj = parse_namespace(obj)
+                cluster.namespaces[ns_obj.name] = ns_obj
             elif kind == "PriorityClass":
                 pc = parse_priority_class(obj)
                 cluster.priority_classes[pc.name] = pc
@@ -260,26 +658,105 @@ def build_cluster(objects: list[tuple[Document, dict, str]]) -> Cluster:
             else:
                 cluster.workloads.setdefault(kind, []).append(parse_workload(obj, kind))
         except FieldError as e:
-            fail(doc, obj, e.message, e.path)
-        if len(errors) >= MAX_ERRORS:
-            break
+            fail(e.message, e.path)
 
     for label in sorted(ignored):
         cluster.ignored_kinds.append(label)
         cluster.warnings.append(f"ignored {ignored[label]} object(s) of kind {label}: not used by the scheduler")
 
     pods = []
-    for i, (doc, obj) in enumerate(pods_raw):
-        if len(errors) >= MAX_ERRORS:
-            break
+    for i, (doc, obj, where) in enumerate(pods_raw):
         try:
             pods.append(parse_pod(obj, i))
+            validate_pod(obj)
         except FieldError as e:
-            fail(doc, obj, e.message, e.path)
-    if errors:
-        raise errors[0] if len(errors) == 1 else InputErrors(errors)
+            problems.add(doc, where, obj, e.message, e.path)
+    _located.clear()
+    problems.raise_if_any()
+    _warn_aggregated(cluster, problems)
     _admit(cluster, pods)
+    _warn_nothing_to_do(cluster)
     return cluster
+
+
+def _failer(problems: _Problems, doc: Document, where: str, obj: Mapping):  # noqa: ANN202
+    def fail(message: str, fieldpath: str | None = None) -> None:
+        problems.add(doc, where, obj, message, fieldpath)
+    return fail
+
+
+def _api_checks(problems: _Problems, doc: Document, where: str, obj: Mapping, kind: str, strict: bool) -> bool:
+    """What the API server checks and the parser does not: label syntax, unknown fields (Pod, Node).
+    False when an error was recorded."""
+    ok = True
+    meta = obj["metadata"]
+    labels = meta.get("labels")
+    if isinstance(labels, Mapping):
+        for k, v in labels.items():
+            kerr = label_key_error(k)
+            if kerr:
+                problems.add(doc, where, obj, kerr, f"metadata.labels.{k}")
+                ok = False
+                continue
+            verr = label_value_error(v) if isinstance(v, str) else None
+            if verr:
+                if strict:
+                    problems.add(doc, where, obj, verr, f"metadata.labels.{k}")
+                    ok = False
+                else:
+                    entry = problems.bad_values.setdefault(kind, [0, f"{_describe(obj)}: metadata.labels.{k}: {verr}"])
+                    entry[0] += 1
+    if kind not in ("Pod", "Node"):
+        return ok
+    checks: list[tuple[object, str, str, tuple[str, ...]]] = [(obj, "", "", OBJECT_FIELDS),
+                                                               (meta, "metadata", "metadata", METADATA_FIELDS)]
+    spec = obj.get("spec")
+    if isinstance(spec, Mapping):
+        checks.append((spec, "spec", "spec", POD_SPEC_FIELDS if kind == "Pod" else NODE_SPEC_FIELDS))
+        if kind == "Pod":
+            for part in ("initContainers", "containers"):
+                items = spec.get(part)
+                for i, c in enumerate(items if isinstance(items, list) else []):
+                    checks.append((c, f"spec.{part}[{i}]", f"spec.{part}[]", CONTAINER_FIELDS))
+    for body, path, pattern, known in checks:
+        if not isinstance(body, Mapping):
+            continue
+        for key in body:
+            if key in known:
+                continue
+            near = difflib.get_close_matches(str(key), known, n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            fieldpath = _join(path, str(key))
+            if strict:
+                problems.add(doc, where, obj, f"unknown field {str(key)!r}{hint} (strict mode)", fieldpath)
+                ok = False
+            else:
+                entry = problems.unknown.setdefault((kind, _join(pattern, str(key))), [0, _describe(obj), hint])
+                entry[0] += 1
+    return ok
+
+
+def _warn_aggregated(cluster: Cluster, problems: _Problems) -> None:
+    for (kind, field), (count, first, hint) in problems.unknown.items():
+        more = f" and {count - 1} more {kind}(s)" if count > 1 else ""
+        cluster.warnings.append(f"{first}{more}: unknown field {field}{hint} ignored, as the API server ignores "
+                                f"unknown fields (--strict makes it an error)")
+    for kind, (count, first) in problems.bad_values.items():
+        more = f" ({count - 1} more such label(s) in {kind}s)" if count > 1 else ""
+        cluster.warnings.append(f"{first}{more}: the API server would reject it; used as given "
+                                f"(--strict makes it an error)")
+
+
+def _warn_nothing_to_do(cluster: Cluster) -> None:
+    pending = sum(1 for p in cluster.pods if not p.node_name)
+    if pending and not cluster.nodes:
+        cluster.warnings.append(f"the snapshot holds no nodes: all {pending} pending pod(s) will be unschedulable")
+    elif not pending:
+        bound = len(cluster.pods)
+        detail = f"{bound} pod(s) bound to nodes" if bound else "no pods"
+        if cluster.rejected_pods:
+            detail += f", {len(cluster.rejected_pods)} rejected by admission"
+        cluster.warnings.append(f"nothing to do: the snapshot holds no pending pods ({detail})")
 
 
 def _admit(cluster: Cluster, pods: list) -> None:
@@ -324,7 +801,8 @@ def _admit_priority(cluster: Cluster, pod: Pod, default_class: PriorityClass | N
         if pc.preemption_policy:
             pod.preemption_policy = pc.preemption_policy
         return True
-    own = pod.raw.get("spec", {}).get("priority")
+    spec = pod.raw.get("spec")
+    own = spec.get("priority") if isinstance(spec, Mapping) else None
     if default_class is not None and not (isinstance(own, int) and not isinstance(own, bool)):
         pod.priority = default_class.value
         pod.priority_class_name = default_class.name
