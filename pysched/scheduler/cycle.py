@@ -262,23 +262,28 @@ class Scheduler:
         per_plugin, st = fwk.run_score(state, pod, feasible)
         if st is not None:
             return st
-        scores: dict[str, dict[str, int]] = {ni.name: {} for ni in feasible}
-        for plugin, node_scores in per_plugin.items():
-            for ns in node_scores:
-                scores[ns.name][plugin] = ns.score
-        if not fwk.score:
-            for ni in feasible:
-                scores[ni.name] = {}
-        if self.extenders:
-            # Extender scores (already weighted and scaled to MaxNodeScore) are added to the totals.
-            for node, per_extender in prioritize_with_extenders(self.extenders, pod, feasible).items():
-                scores[node].update(per_extender)
+        names = [ni.name for ni in feasible]
+        totals = [0] * len(feasible)
+        for node_scores in per_plugin.values():
+            for i, ns in enumerate(node_scores):
+                totals[i] += ns.score
+        # Extender scores (already weighted and scaled to MaxNodeScore) are added to the totals.
+        extended = prioritize_with_extenders(self.extenders, pod, feasible) if self.extenders else {}
+        for i, name in enumerate(names):
+            for v in extended.get(name, {}).values():
+                totals[i] += v
         if keep:
+            scores: dict[str, dict[str, int]] = {name: {} for name in names}
+            for plugin, node_scores in per_plugin.items():
+                for ns in node_scores:
+                    scores[ns.name][plugin] = ns.score
+            for node, per_extender in extended.items():
+                scores[node].update(per_extender)
             tr.scores = scores
         # With neither Score plugins nor extenders every node scores 1 (upstream prioritizeNodes).
-        summed = bool(fwk.score) or bool(self.extenders)
-        totals = [NodeScore(n, sum(p.values()) if summed else 1) for n, p in scores.items()]
-        return self._select_host(totals)
+        if not fwk.score and not self.extenders:
+            totals = [1] * len(feasible)
+        return self._select_host([NodeScore(n, t) for n, t in zip(names, totals, strict=True)])
 
     def _select_host(self, totals: list[NodeScore]) -> str:
         best = max(t.score for t in totals)
