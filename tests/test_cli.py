@@ -213,10 +213,15 @@ def test_invalid_tie_break_exits_2() -> None:
     assert "Invalid value for '--tie-break'" in result.output and "'coin'" in result.output
 
 
-def test_no_snapshot_exits_2() -> None:
+def test_no_snapshot_and_no_kubeconfig_exits_2(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    # without a snapshot pysched reads the live cluster; with no kubeconfig anywhere that is a clear error
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("KUBECONFIG", raising=False)
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
     result = run("simulate")
     assert result.exit_code == 2
-    assert "no snapshot given" in result.stderr
+    assert "kubeconfig" in result.stderr
+    assert "Traceback" not in result.stderr
 
 
 def test_internal_error_exits_1(monkeypatch: pytest.MonkeyPatch) -> None:

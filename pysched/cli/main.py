@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from enum import StrEnum
 from typing import Annotated
@@ -17,8 +18,10 @@ from pysched.cli.common import (
     load_scheduler_config,
     warn,
 )
+from pysched.cli.plugins_cmd import PluginDirOption
 from pysched.report.serialize import to_json, to_yaml
 from pysched.scheduler.simulation import Simulation, SimulationOptions, SimulationResult
+from pysched.snapshot.loader import DEFAULT_MAX_BYTES
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   help="What-if analyzer for the Kubernetes scheduler (kube-scheduler v1.34 semantics).")
@@ -73,18 +76,34 @@ def simulate(
     no_color: Annotated[bool, typer.Option("--no-color", help="No colour in -o table output.")] = False,
     max_rows: Annotated[int, typer.Option(
         "--max-rows", min=0, help="Rows per table of -o table (pods, reasons, nodes, scores); 0: all.")] = 50,
+    kubeconfig: Annotated[str | None, typer.Option(
+        "--kubeconfig", help="Kubeconfig file (else $KUBECONFIG, else ~/.kube/config, else in-cluster); "
+                             "used when no snapshot is given.")] = None,
+    context: Annotated[str | None, typer.Option("--context", help="Kubeconfig context (else the current-context).")] = None,
+    namespace: Annotated[str | None, typer.Option(
+        "-n", "--namespace", help="Print only this namespace's pods (the whole cluster is simulated).")] = None,
+    strict: Annotated[bool, typer.Option(
+        "--strict", help="Unknown fields and invalid label values in Pods and Nodes are errors, not warnings.")] = False,
+    max_file_size: Annotated[int, typer.Option(
+        "--max-file-size", min=1, help="Refuse snapshot files (after decompression) larger than this many bytes.")
+    ] = DEFAULT_MAX_BYTES,
+    plugin_dir: PluginDirOption = None,
+    fail_fast: Annotated[bool, typer.Option(
+        "--fail-fast", help="Stop at the first cycle that ends in an error (a plugin that raised, a failing "
+                            "extender); exit 1.")] = False,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="No warnings or progress bar on stderr.")] = False,
     debug: Annotated[bool, typer.Option("--debug", help="Tracebacks for errors.")] = False,
 ) -> None:
-    """Simulate every pending pod of a snapshot and print where each would land."""
+    """Simulate every pending pod of a snapshot (or of the live cluster) and print where each would land."""
 
     def run() -> None:
-        registry = build_registry()
+        registry = build_registry(plugin_dir)
         cfg = load_scheduler_config(config, registry)
-        cluster = load_inputs(snapshot, filename)
+        cluster = load_inputs(snapshot, filename, kubeconfig=kubeconfig, context=context, quiet=quiet,
+                              strict=strict, max_file_size=max_file_size)
         warn(cluster.warnings, quiet)
         opts = SimulationOptions(tie_break=tie_break.value, seed=seed, trace=trace,
-                                 trace_pods=set(pod) if pod else None)
+                                 trace_pods=set(pod) if pod else None, fail_fast=fail_fast)
         sim = Simulation(cluster, cfg, registry, opts)
         if _progress_enabled(quiet):
             from pysched.report.progress import DelayedProgress
@@ -96,6 +115,8 @@ def simulate(
             simulated = {c.pod for c in result.cycles}
             warn([f"--pod {p}: no pending pod of that namespace/name was simulated"
                   for p in sorted(set(pod) - simulated)], quiet)
+        if namespace:
+            result = _only_namespace(result, namespace)
         if output == Output.json:
             sys.stdout.write(to_json(result.to_dict()))
         elif output == Output.yaml:
@@ -104,6 +125,18 @@ def simulate(
             _print_table(result, table_format, no_color, max_rows)
 
     guarded(run, debug)
+
+
+def _only_namespace(result: SimulationResult, namespace: str) -> SimulationResult:
+    """What is printed for -n: the pods of one namespace; the simulation itself saw the whole cluster."""
+    prefix = f"{namespace}/"
+    return dataclasses.replace(
+        result,
+        cycles=[c for c in result.cycles if c.pod.startswith(prefix)],
+        bindings={k: v for k, v in result.bindings.items() if k.startswith(prefix)},
+        pending=[p for p in result.pending if p.startswith(prefix)],
+        not_simulated=[(p, r) for p, r in result.not_simulated if p.startswith(prefix)],
+        ignored_pods=[(p, r) for p, r in result.ignored_pods if p.startswith(prefix)])
 
 
 PROGRESS_DELAY = 1.0  # seconds a run takes before the progress bar appears
@@ -124,6 +157,14 @@ def _print_table(result: SimulationResult, fmt: TableFormat, no_color: bool, max
     else:
         from pysched.report.plain import render_plain
         sys.stdout.write(render_plain(result, style, max_rows=max_rows))
+
+
+from pysched.cli import diff_cmd, explain_cmd, live_cmd, plugins_cmd  # noqa: E402 - commands register on the app defined above
+
+explain_cmd.register(app)
+diff_cmd.register(app)
+live_cmd.register(app)
+plugins_cmd.register(app)
 
 
 def main() -> None:

@@ -81,8 +81,6 @@ class SimulationResult:
 
 def unsupported_reason(pod: Pod) -> str | None:
     """Pods whose plugins are not simulated yet are reported, never silently placed."""
-    if pod.uses_pvcs:
-        return "uses PersistentVolumeClaims or ephemeral volumes: volume plugins are not simulated yet"
     if pod.resource_claims:
         return "uses resource claims: DynamicResources is not simulated yet"
     return None
@@ -160,6 +158,7 @@ class Simulation:
         total = len(queue)
         done = 0
         stop = self.options.stop_after
+        stopped = False
         for pass_no in range(1, self.options.passes + 1):
             this_pass: list[tuple[Pod, CycleTrace]] = []
             for pod in remaining:
@@ -171,6 +170,10 @@ class Simulation:
                     progress(done, total)
                 if self.options.fail_fast:
                     self._fail_fast([tr, *self.scheduler.settled])
+                if stop is not None and pod.key == stop and tr.outcome != "Waiting" and (
+                        tr.outcome == "Scheduled" or pass_no == self.options.passes):
+                    stopped = True  # the pod's last cycle ran: nothing after it matters to the caller
+                    break
             # Pods still waiting on Permit are rejected now; every cycle of the pass is final after this.
             self.scheduler.end_pass(pass_no)
             still = []
@@ -180,7 +183,7 @@ class Simulation:
                 else:
                     still.append(pod)
             remaining = still
-            if stop is not None and stop in bindings:
+            if stopped or (stop is not None and stop in bindings):
                 break
             if pass_no == 1:
                 total += len(remaining)

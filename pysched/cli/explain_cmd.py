@@ -1,0 +1,198 @@
+"""``pysched explain POD``: why one pod goes where it goes, or stays pending, and what would make it fit.
+
+Also the options and helpers ``explain`` and ``diff`` share (output formats, table printing).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import sys
+from collections.abc import Callable, Iterator
+from enum import StrEnum
+from typing import Annotated
+
+import typer
+
+from pysched.cli.common import (
+    EXIT_UNSCHEDULABLE,
+    build_registry,
+    guarded,
+    load_inputs,
+    load_scheduler_config,
+    warn,
+)
+from pysched.cli.plugins_cmd import PluginDirOption
+from pysched.errors import InputError
+from pysched.model.objects import Pod
+from pysched.snapshot.cluster import Cluster
+
+
+class Output(StrEnum):
+    table = "table"
+    json = "json"
+    yaml = "yaml"
+
+
+class TableFormat(StrEnum):
+    auto = "auto"
+    rich = "rich"
+    plain = "plain"
+    github = "github"
+
+
+class TieBreak(StrEnum):
+    name = "name"
+    random = "random"
+
+
+FILENAME_HELP = "Snapshot files or folders ('-' for stdin; repeatable). Without: the live cluster."
+KUBECONFIG_HELP = ("Kubeconfig file (else $KUBECONFIG, else ~/.kube/config, else in-cluster); used when no "
+                   "snapshot is given.")
+CONTEXT_HELP = "Kubeconfig context (else the current-context)."
+FORMAT_HELP = ("Tables of -o table: rich (boxes, colour), plain (text), github (markdown); "
+               "auto: rich on a terminal, else plain.")
+
+
+def print_blocks(blocks: list, fmt: TableFormat, no_color: bool) -> None:
+    """Draw report blocks on stdout in the chosen table format."""
+    style = fmt.value
+    if style == TableFormat.auto:
+        style = TableFormat.rich if sys.stdout.isatty() else TableFormat.plain
+    if style == TableFormat.rich:
+        from pysched.report.table import make_console, render_blocks
+        render_blocks(blocks, make_console(color=not no_color))
+    else:
+        from pysched.report.plain import render_blocks as render_plain_blocks
+        sys.stdout.write(render_plain_blocks(blocks, style))
+
+
+PROGRESS_DELAY = 1.0  # seconds a simulation takes before the progress bar appears
+
+
+@contextlib.contextmanager
+def progress_bar(quiet: bool) -> Iterator[Callable[[int, int], None] | None]:
+    """A delayed progress bar on stderr (only on a terminal, never with -q), else None."""
+    if quiet or not sys.stderr.isatty():
+        yield None
+        return
+    from pysched.report.progress import DelayedProgress
+    with DelayedProgress(delay=PROGRESS_DELAY) as progress:
+        yield progress
+
+
+def write_data(data: object, output: Output) -> None:
+    from pysched.report.serialize import to_json, to_yaml
+    sys.stdout.write(to_json(data) if output == Output.json else to_yaml(data))
+
+
+# ---------------------------------------------------------------------------------------------- the pod
+def resolve_pod(cluster: Cluster, ref: str, namespace: str | None) -> Pod:
+    """``name``, ``namespace/name`` or ``-n namespace name``; unknown pods name the closest matches."""
+    if "/" in ref:
+        ns, _, name = ref.partition("/")
+        if namespace and namespace != ns:
+            raise InputError(f"pod {ref!r} names namespace {ns!r}, but -n says {namespace!r}")
+    else:
+        ns, name = namespace, ref
+    pods = {p.key: p for p in cluster.pods}
+    if ns:
+        found = pods.get(f"{ns}/{name}")
+        if found is not None:
+            return found
+    else:
+        same = [p for p in cluster.pods if p.name == name]
+        default = next((p for p in same if p.namespace == "default"), None)
+        if default is not None or len(same) == 1:
+            return default or same[0]
+        if same:
+            raise InputError(f"pod {name!r} is in several namespaces: {', '.join(sorted(p.key for p in same))}; "
+                             "say which with namespace/name or -n")
+    key = f"{ns}/{name}" if ns else name
+    for rejected, reason in cluster.rejected_pods:
+        if rejected == key or (not ns and rejected.split("/", 1)[1] == name):
+            raise InputError(f"pod {rejected} was rejected as admission would: {reason}")
+    if ns:
+        close = _close(key, list(pods))
+    else:  # a bare name: compare names, show namespace/name
+        close = [k for n in _close(name, list({p.name for p in cluster.pods}))
+                 for k in sorted(p.key for p in cluster.pods if p.name == n)][:3]
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    raise InputError(f"no pod {key!r} in the snapshot{hint}")
+
+
+def _close(word: str, choices: list[str]) -> list[str]:
+    """Up to 3 close matches, the closest first (equally close ones by name)."""
+    ratio = {c: difflib.SequenceMatcher(None, word, c).ratio() for c in choices}
+    return sorted((c for c in choices if ratio[c] >= 0.6), key=lambda c: (-ratio[c], c))[:3]
+
+
+def check_pending(pod: Pod, profiles: set[str]) -> None:
+    if pod.node_name:
+        raise InputError(f"pod {pod.key} is already bound to {pod.node_name} (spec.nodeName): only pending pods "
+                         "are scheduled")
+    if pod.scheduler_name not in profiles:
+        raise InputError(f"pod {pod.key}: schedulerName {pod.scheduler_name!r} has no profile in the "
+                         "configuration, so no cycle would run")
+    from pysched.scheduler.simulation import unsupported_reason
+    reason = unsupported_reason(pod)
+    if reason:
+        raise InputError(f"pod {pod.key} is not simulated: it {reason}")
+
+
+# ---------------------------------------------------------------------------------------------- command
+def register(app: typer.Typer) -> None:
+    """Add the ``explain`` command to ``app``."""
+
+    @app.command("explain")
+    def explain(
+        pod: Annotated[str, typer.Argument(metavar="POD", help="The pod: name, namespace/name, or name with -n.")],
+        filename: Annotated[list[str] | None, typer.Option("-f", "--filename", help=FILENAME_HELP)] = None,
+        namespace: Annotated[str | None, typer.Option("-n", "--namespace", help="The pod's namespace.")] = None,
+        kubeconfig: Annotated[str | None, typer.Option("--kubeconfig", help=KUBECONFIG_HELP)] = None,
+        context: Annotated[str | None, typer.Option("--context", help=CONTEXT_HELP)] = None,
+        config: Annotated[str | None, typer.Option("--config", help="KubeSchedulerConfiguration file.")] = None,
+        output: Annotated[Output, typer.Option("-o", "--output", help="Output format.")] = Output.table,
+        all_nodes: Annotated[bool, typer.Option("--all-nodes",
+                                                help="One filter row per node (default: nodes with the same "
+                                                     "verdicts grouped).")] = False,
+        tie_break: Annotated[TieBreak, typer.Option("--tie-break", help="Host tie-break.")] = TieBreak.name,
+        seed: Annotated[int, typer.Option("--seed", help="Seed for --tie-break random.")] = 0,
+        table_format: Annotated[TableFormat, typer.Option("--format", help=FORMAT_HELP)] = TableFormat.auto,
+        no_color: Annotated[bool, typer.Option("--no-color", help="No colour in -o table output.")] = False,
+        max_rows: Annotated[int, typer.Option(
+            "--max-rows", min=0, help="Rows per table of -o table (node groups, scores, candidates); 0: all.")] = 50,
+        quiet: Annotated[bool, typer.Option("-q", "--quiet", help="No warnings on stderr.")] = False,
+        plugin_dir: PluginDirOption = None,
+        debug: Annotated[bool, typer.Option("--debug", help="Tracebacks for errors.")] = False,
+    ) -> None:
+        """Explain one pod: every cycle's verdict, filters, scores, preemption, and what would make it fit.
+
+        Exit code 3 when the pod ends without a node (unschedulable, nominated, gated or an error).
+        """
+
+        def run() -> int:
+            from pysched.report.explain import build_explain_document, explain_data
+            from pysched.scheduler.simulation import SimulationOptions
+            from pysched.scheduler.whatif import explain_pod
+
+            registry = build_registry(plugin_dir)
+            cfg = load_scheduler_config(config, registry)
+            cluster = load_inputs(None, filename, kubeconfig=kubeconfig, context=context, quiet=quiet)
+            warn(cluster.warnings, quiet)
+            target = resolve_pod(cluster, pod, namespace)
+            check_pending(target, {p.scheduler_name for p in cfg.profiles})
+            opts = SimulationOptions(tie_break=tie_break.value, seed=seed)
+            with progress_bar(quiet) as progress:
+                e = explain_pod(cluster, cfg, registry, target.key, opts, progress)
+            if output == Output.table:
+                print_blocks(build_explain_document(e, all_nodes=all_nodes, max_rows=max_rows), table_format,
+                             no_color)
+            else:
+                write_data(explain_data(e), output)
+            last = e.cycles[-1] if e.cycles else None
+            return 0 if last is not None and last.outcome == "Scheduled" else EXIT_UNSCHEDULABLE
+
+        code = guarded(run, debug)
+        if code:
+            raise typer.Exit(code)
