@@ -273,9 +273,10 @@ class Framework:
         return None
 
     def run_score(self, state: CycleState, pod: Pod,
-                  nodes: list[NodeInfo]) -> tuple[dict[str, list[NodeScore]], Status | None]:
-        """Weighted, normalized scores per plugin (plugins whose PreScore skipped are absent)."""
-        out: dict[str, list[NodeScore]] = {}
+                  nodes: list[NodeInfo]) -> tuple[dict[str, list[int]], Status | None]:
+        """Weighted, normalized scores per plugin, aligned with ``nodes`` (plugins whose PreScore
+        skipped are absent)."""
+        out: dict[str, list[int]] = {}
         for p in self.score:
             name = p.name
             if name in state.skip_score_plugins:
@@ -287,23 +288,23 @@ class Framework:
             if st is not None and st.code != Code.Success:
                 return out, Status(Code.Error, error=f'running Score plugins: plugin "{name}" '
                                                      f'failed with: {st.message()}').with_plugin(name)
-            scores = [NodeScore(n.name, v) for n, v in zip(nodes, values, strict=True)]
             if p.HAS_NORMALIZE:
+                scores = [NodeScore(n.name, v) for n, v in zip(nodes, values, strict=True)]
                 try:
                     st = p.normalize_score(state, pod, scores)
                 except Exception as exc:  # noqa: BLE001
-                    return out, plugin_fault(p.name, "NormalizeScore", pod, exc)
+                    return out, plugin_fault(name, "NormalizeScore", pod, exc)
                 if st is not None and st.code != Code.Success:
                     return out, Status(Code.Error, error=f'running Normalize on Score plugins: plugin '
-                                                         f'"{p.name}" failed with: {st.message()}')
-            weight = self.score_weights.get(p.name, 1)
-            for ns in scores:
-                if ns.score > MAX_NODE_SCORE or ns.score < MIN_NODE_SCORE:
-                    return out, Status(Code.Error, error=f'plugin "{p.name}" returns an invalid score {ns.score}, '
-                                                         f'it should in the range of [{MIN_NODE_SCORE}, '
-                                                         f'{MAX_NODE_SCORE}] after normalizing')
-                ns.score *= weight
-            out[p.name] = scores
+                                                         f'"{name}" failed with: {st.message()}')
+                values = [ns.score for ns in scores]
+            if values and (max(values) > MAX_NODE_SCORE or min(values) < MIN_NODE_SCORE):
+                bad = next(v for v in values if v > MAX_NODE_SCORE or v < MIN_NODE_SCORE)
+                return out, Status(Code.Error, error=f'plugin "{name}" returns an invalid score {bad}, '
+                                                     f'it should in the range of [{MIN_NODE_SCORE}, '
+                                                     f'{MAX_NODE_SCORE}] after normalizing')
+            weight = self.score_weights.get(name, 1)
+            out[name] = [v * weight for v in values] if weight != 1 else list(values)
         return out, None
 
     def _locate_score_fault(self, p: ScorePlugin, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status:

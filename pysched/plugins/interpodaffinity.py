@@ -19,7 +19,8 @@ Per-node partial results depend only on the node's pods and are memoised across 
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable, Mapping
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -185,6 +186,39 @@ def parse_error_message(err: str) -> str:
 
 # --------------------------------------------------------------------------- plugin
 
+_MAX_AGGREGATES = 64
+
+
+class _TopologyAggregate:
+    """Sums of (topology key, value) weights over every node, with how many contributions made each
+    entry: an entry exists while any node contributes to it, even when its weights cancel out."""
+
+    __slots__ = ("version", "score", "presence", "contrib")
+
+    def __init__(self) -> None:
+        self.version = 0
+        self.score: dict[str, dict[str, int]] = {}
+        self.presence: dict[tuple[str, str], int] = {}
+        self.contrib: dict[str, list[tuple[str, str, int]]] = {}
+
+    def apply(self, name: str, entries: list[tuple[str, str, int]]) -> None:
+        for tk, tv, w in self.contrib.get(name, ()):
+            self.score[tk][tv] -= w
+            left = self.presence[(tk, tv)] - 1
+            if left:
+                self.presence[(tk, tv)] = left
+            else:
+                del self.presence[(tk, tv)]
+                del self.score[tk][tv]
+                if not self.score[tk]:
+                    del self.score[tk]
+        for tk, tv, w in entries:
+            m = self.score.setdefault(tk, {})
+            m[tv] = m.get(tv, 0) + w
+            self.presence[(tk, tv)] = self.presence.get((tk, tv), 0) + 1
+        self.contrib[name] = entries
+
+
 class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin):
     NAME = NAME
     HAS_EXTENSIONS = True
@@ -198,6 +232,7 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         self.ignore_preferred_terms_of_existing_pods = bool(
             getattr(args, "ignore_preferred_terms_of_existing_pods", False))
         self._cache = NodeValueCache()
+        self._aggregates: OrderedDict[Hashable, _TopologyAggregate] = OrderedDict()
 
     # ------------------------------------------------------------------ helpers
     def _namespaces(self) -> list:
@@ -408,30 +443,63 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
                         out[t.topology_key] = out.get(t.topology_key, 0) - t.weight
             return out
 
-        topology_score: dict[str, dict[str, int]] = {}
         lookup = NodeValueCache.lookup
-        for ni in all_nodes:
+
+        def contribution(ni: NodeInfo) -> list[tuple[str, str, int]]:
             labels = ni.node.labels
             if not labels:
-                continue
+                return []
             parts = []
             if incoming_table is not None and ni.pods:
                 parts.append(lookup(incoming_table, ni, compute_incoming))
             if ni.pods_with_affinity:
                 parts.append(lookup(existing_table, ni, compute_existing))
+            out = []
             for contrib in parts:
                 for tk, w in contrib.items():
                     tv = labels.get(tk)
-                    if tv is None:
-                        continue
-                    m = topology_score.get(tk)
-                    if m is None:
-                        m = topology_score[tk] = {}
+                    if tv is not None:
+                        out.append((tk, tv, w))
+            return out
+
+        if self.handle is not None:
+            agg_key = (incoming_table is not None and (
+                tuple((_term_sig(t), t.weight) for t in pref), tuple((_term_sig(t), t.weight) for t in pref_anti)),
+                pod.namespace, frozenset(pod.labels.items()), frozenset(ns_labels.items()), hard)
+            topology_score = self._topology_scores(agg_key, contribution)
+        else:
+            topology_score = {}
+            for ni in all_nodes:
+                for tk, tv, w in contribution(ni):
+                    m = topology_score.setdefault(tk, {})
                     m[tv] = m.get(tv, 0) + w
         if not topology_score:
             return Status(Code.Skip)
         state.write(PRE_SCORE_STATE_KEY, PreScoreState(topology_score))
         return None
+
+    def _topology_scores(self, key: Hashable,
+                         contribution: Callable[[NodeInfo], list[tuple[str, str, int]]]) -> dict[str, dict[str, int]]:
+        """The cluster-wide score map, kept across cycles: only nodes named in ``change_log`` since the
+        last use are recounted (upstream sums every node every cycle; the numbers are the same)."""
+        cluster = self.handle.state  # type: ignore[union-attr]
+        log = cluster.change_log
+        entry = self._aggregates.get(key)
+        if entry is None:
+            entry = _TopologyAggregate()
+            for ni in cluster.node_infos:
+                entry.apply(ni.name, contribution(ni))
+            self._aggregates[key] = entry
+            if len(self._aggregates) > _MAX_AGGREGATES:
+                self._aggregates.popitem(last=False)
+        else:
+            self._aggregates.move_to_end(key)
+            if entry.version < len(log):
+                for name in set(log[entry.version:]):
+                    ni = cluster.by_name.get(name)
+                    entry.apply(name, contribution(ni) if ni is not None else [])
+        entry.version = len(log)
+        return entry.score
 
     def _read_pre_score(self, state: CycleState) -> tuple[PreScoreState | None, Status | None]:
         s = state.read(PRE_SCORE_STATE_KEY)

@@ -20,6 +20,7 @@ from pysched.framework.plugin_args import format_go_duration
 from pysched.framework.runtime import Framework, plugin_fault
 from pysched.framework.status import Code, Status
 from pysched.model.objects import Pod
+from pysched.plugins.volumebinding import TRACE_KEY as VOLUME_BINDING_KEY
 from pysched.scheduler.trace import CycleTrace
 from pysched.snapshot.cluster import ClusterState
 from pysched.snapshot.nodeinfo import NodeInfo
@@ -265,8 +266,8 @@ class Scheduler:
         names = [ni.name for ni in feasible]
         totals = [0] * len(feasible)
         for node_scores in per_plugin.values():
-            for i, ns in enumerate(node_scores):
-                totals[i] += ns.score
+            for i, v in enumerate(node_scores):
+                totals[i] += v
         # Extender scores (already weighted and scaled to MaxNodeScore) are added to the totals.
         extended = prioritize_with_extenders(self.extenders, pod, feasible) if self.extenders else {}
         for i, name in enumerate(names):
@@ -275,8 +276,8 @@ class Scheduler:
         if keep:
             scores: dict[str, dict[str, int]] = {name: {} for name in names}
             for plugin, node_scores in per_plugin.items():
-                for ns in node_scores:
-                    scores[ns.name][plugin] = ns.score
+                for name, v in zip(names, node_scores, strict=True):
+                    scores[name][plugin] = v
             for node, per_extender in extended.items():
                 scores[node].update(per_extender)
             tr.scores = scores
@@ -362,6 +363,7 @@ class Scheduler:
         fwk.run_post_bind(state, pod, host)
         tr.outcome = "Scheduled"
         tr.node = host
+        tr.volume_binding = state.read(VOLUME_BINDING_KEY)
         return tr
 
     def _fail_binding(self, fwk: Framework, state: CycleState, pod: Pod, host: str, tr: CycleTrace, st: Status,
