@@ -31,6 +31,9 @@ class Handle:
         self.state = state
         self.profile_name = profile_name
         self.framework: Any = None  # set by the Framework that owns the plugins
+        # True: plugins may use their batched paths and counts kept across cycles; False: the per-node
+        # reference path (the same decisions, checked by the conformance suite on both paths)
+        self.batched = True
         self.extenders: list[Any] = []  # the HTTP extenders (pysched.framework.extender), set by the simulation
 
     # The pods held at Permit (upstream's waiting-pods map); the simulation replaces these four with its

@@ -282,7 +282,10 @@ class Framework:
             if name in state.skip_score_plugins:
                 continue
             try:
-                values, st = p.score_nodes(state, pod, nodes)
+                if self.handle.batched:
+                    values, st = p.score_nodes(state, pod, nodes)
+                else:
+                    values, st = ScorePlugin.score_nodes(p, state, pod, nodes)
             except Exception:  # noqa: BLE001 - find the node it raised on, one at a time
                 return out, self._locate_score_fault(p, state, pod, nodes)
             if st is not None and st.code != Code.Success:

@@ -233,6 +233,8 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             getattr(args, "ignore_preferred_terms_of_existing_pods", False))
         self._cache = NodeValueCache()
         self._aggregates: OrderedDict[Hashable, _TopologyAggregate] = OrderedDict()
+        self._anti_nodes: dict[str, NodeInfo] = {}
+        self._anti_version = -1
 
     # ------------------------------------------------------------------ helpers
     def _namespaces(self) -> list:
@@ -273,12 +275,31 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             pod=pod,
             namespace_labels=self._ns_labels(pod.namespace),
         )
-        s.existing_anti_affinity_counts = self._existing_anti_affinity_counts(pod, s.namespace_labels, nodes)
+        anti_nodes = nodes
+        if self.handle is not None and self.handle.batched and nodes is self.handle.state.node_infos:
+            anti_nodes = self._nodes_with_required_anti()
+        s.existing_anti_affinity_counts = self._existing_anti_affinity_counts(pod, s.namespace_labels, anti_nodes)
         s.affinity_counts, s.anti_affinity_counts = self._incoming_counts(s.required_affinity, s.required_anti, nodes)
         if not s.existing_anti_affinity_counts and not s.required_affinity and not s.required_anti:
             return None, Status(Code.Skip)
         state.write(PRE_FILTER_STATE_KEY, s)
         return None, None
+
+    def _nodes_with_required_anti(self) -> list[NodeInfo]:
+        """The nodes holding pods with required anti-affinity, kept up to date from ``change_log``."""
+        cluster = self.handle.state  # type: ignore[union-attr]
+        log = cluster.change_log
+        if self._anti_version < 0:
+            self._anti_nodes = {ni.name: ni for ni in cluster.node_infos if ni.pods_with_required_anti_affinity}
+        elif self._anti_version < len(log):
+            for name in set(log[self._anti_version:]):
+                ni = cluster.by_name.get(name)
+                if ni is not None and ni.pods_with_required_anti_affinity:
+                    self._anti_nodes[name] = ni
+                else:
+                    self._anti_nodes.pop(name, None)
+        self._anti_version = len(log)
+        return list(self._anti_nodes.values())
 
     def _existing_anti_affinity_counts(self, pod: Pod, ns_labels: dict[str, str],
                                        nodes: list[NodeInfo]) -> dict[TopologyPair, int]:
@@ -392,8 +413,6 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         if self.ignore_preferred_terms_of_existing_pods and not has_constraints:
             return Status(Code.Skip)
         all_nodes = self.handle.state.node_infos if self.handle is not None else nodes
-        if not has_constraints:
-            all_nodes = [ni for ni in all_nodes if ni.pods_with_affinity]
         if aff.parse_error:
             return Status.as_error(f"failed to parse pod: {parse_error_message(aff.parse_error)}")
         pref = self.resolve_terms(aff.preferred_affinity)
@@ -462,13 +481,15 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
                         out.append((tk, tv, w))
             return out
 
-        if self.handle is not None:
+        if self.handle is not None and self.handle.batched:
             agg_key = (incoming_table is not None and (
                 tuple((_term_sig(t), t.weight) for t in pref), tuple((_term_sig(t), t.weight) for t in pref_anti)),
                 pod.namespace, frozenset(pod.labels.items()), frozenset(ns_labels.items()), hard)
             topology_score = self._topology_scores(agg_key, contribution)
         else:
             topology_score = {}
+            if not has_constraints:
+                all_nodes = [ni for ni in all_nodes if ni.pods_with_affinity]
             for ni in all_nodes:
                 for tk, tv, w in contribution(ni):
                     m = topology_score.setdefault(tk, {})

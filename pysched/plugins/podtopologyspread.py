@@ -589,7 +589,7 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
 
     def compute_pre_filter_state(self, pod: Pod, constraints: list[Constraint],
                                  nodes: list[NodeInfo]) -> PreFilterState:
-        if self.handle is not None and nodes is self.handle.state.node_infos:
+        if self.handle is not None and self.handle.batched and nodes is self.handle.state.node_infos:
             tp_all = self._domain_counts(pod, constraints, require_all=True, skip_host=False)
             if tp_all is not None:
                 tp_copy = [dict(m) for m in tp_all]
@@ -729,7 +729,8 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
         s.topology_value_to_pod_counts = counts
         s.topology_normalizing_weight = weights
 
-        if any(counts[i] for i in range(n)) and self.handle is not None and all_nodes is self.handle.state.node_infos:
+        if any(counts[i] for i in range(n)) and self.handle is not None and self.handle.batched \
+                and all_nodes is self.handle.state.node_infos:
             tp_all = self._domain_counts(pod, constraints, require_all=require_all, skip_host=True)
             for i in range(n):
                 if not is_host[i] and counts[i] and tp_all is not None:

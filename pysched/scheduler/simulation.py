@@ -42,6 +42,7 @@ class SimulationOptions:
     stop_after: str | None = None  # pod key: stop once this pod's last cycle ran
     passes: int = 2
     fail_fast: bool = False  # stop the run (exit 1) at the first cycle that ends in an Error
+    batched: bool = True  # False: every plugin on its per-node reference path (same decisions, slower)
 
 
 @dataclass
@@ -103,6 +104,7 @@ class Simulation:
         for profile in config.profiles:
             handle = Handle(self.state, profile.scheduler_name)
             handle.preemption_rng = self.rng if self.options.tie_break == "random" else None  # type: ignore[attr-defined]
+            handle.batched = self.options.batched
             self._attach(handle)
             self.frameworks[profile.scheduler_name] = Framework(with_ignored_resources(profile, ignored),
                                                                 registry, handle)

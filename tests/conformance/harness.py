@@ -31,16 +31,17 @@ def scenario_inputs(folder: Path) -> list[tuple[str, Path, Path | None, Path]]:
     return out
 
 
-def simulate_json(snapshot: Path, config: Path | None) -> dict:
+def simulate_json(snapshot: Path, config: Path | None, batched: bool = True) -> dict:
     registry = in_tree_registry()
     cfg = load_config(str(config) if config else None, registry)
     cluster = load_snapshot([str(snapshot)])
-    result = Simulation(cluster, cfg, registry, SimulationOptions(tie_break="name", trace=True)).run()
+    result = Simulation(cluster, cfg, registry, SimulationOptions(tie_break="name", trace=True, batched=batched)).run()
     return json.loads(to_json(result.to_dict()))
 
 
-def run_scenario(snapshot: Path, config: Path | None, expected: Path) -> tuple[int, int, list[str]]:
-    actual = simulate_json(snapshot, config)
+def run_scenario(snapshot: Path, config: Path | None, expected: Path,
+                 batched: bool = True) -> tuple[int, int, list[str]]:
+    actual = simulate_json(snapshot, config, batched)
     return compare(load(str(expected)), actual, FIELDS)
 
 

@@ -10,14 +10,21 @@ CASES = scenario_inputs(SCENARIOS)
 FOREIGN = scenario_inputs(SHARED / "foreign") if (SHARED / "foreign").is_dir() else []
 
 
-def _check(snap, cfg, exp) -> None:
-    ok, bad, notes = run_scenario(snap, cfg, exp)
+def _check(snap, cfg, exp, batched: bool = True) -> None:
+    ok, bad, notes = run_scenario(snap, cfg, exp, batched)
     assert bad == 0 and not notes, "\n".join(notes[:20])
 
 
 @pytest.mark.parametrize(("snap", "cfg", "exp"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_scenario(snap, cfg, exp) -> None:
     _check(snap, cfg, exp)
+
+
+@pytest.mark.parametrize(("snap", "cfg", "exp"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_scenario_on_reference_path(snap, cfg, exp) -> None:
+    """The same decisions with every plugin on its per-node path (no batched scoring, no counts kept
+    across cycles): the fast paths are optimisations, never different semantics."""
+    _check(snap, cfg, exp, batched=False)
 
 
 @pytest.mark.skipif(not FOREIGN, reason="../shared/conformance/foreign is absent (third-party data)")
