@@ -2,11 +2,13 @@
 """Benchmark pysched on generated clusters.
 
     python bench/bench.py [--workload basic|mixed|both] [--nodes 5000] [--pods 10000] [--running 1247]
-                          [--format json|yaml] [--seed 1] [--keep DIR]
+                          [--format json|yaml] [--seed 1] [--keep DIR] [--explain]
 
 Generates the workload deterministically (seeded), writes it as a ``kubectl get -o json`` style List,
 then runs ``pysched simulate`` on it in a fresh process (default options: adaptive
 percentageOfNodesToScore, rotating start index) and prints load time, scheduling time, pods/s and peak RSS.
+With ``--explain`` it also times ``pysched explain`` of the first pending pod after loading: its traced
+cycle with the full filter matrix over every node, the what-if checks and the report built for all nodes.
 """
 
 from __future__ import annotations
@@ -36,7 +38,17 @@ t2 = time.perf_counter()
 sim = Simulation(cluster, cfg, reg, SimulationOptions())
 res = sim.run()
 t3 = time.perf_counter()
-print(json.dumps({"import_s": t1 - t0, "load_s": t2 - t1, "schedule_s": t3 - t2, "cycles": len(res.cycles),
+explain_s = None
+if len(sys.argv) > 2 and sys.argv[2] == "explain":
+    from pysched.report.explain import build_explain_document
+    from pysched.scheduler.whatif import explain_pod
+    cluster2 = load_snapshot([sys.argv[1]])
+    queue = Simulation(cluster2, cfg, reg, SimulationOptions())._queue()[0]
+    t4 = time.perf_counter()
+    e = explain_pod(cluster2, cfg, reg, queue[0].key, SimulationOptions())
+    build_explain_document(e, all_nodes=True, max_rows=0)
+    explain_s = time.perf_counter() - t4
+print(json.dumps({"explain_s": explain_s, "import_s": t1 - t0, "load_s": t2 - t1, "schedule_s": t3 - t2, "cycles": len(res.cycles),
                   "bound": len(res.bindings), "pending": len(res.pending),
                   "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
@@ -114,7 +126,8 @@ def run_one(workload: str, args: argparse.Namespace, folder: str) -> dict:
         with open(path, "w") as f:
             json.dump(data, f)
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", CHILD, path], capture_output=True, text=True, check=False)
+    cmd = [sys.executable, "-c", CHILD, path] + (["explain"] if args.explain else [])
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
         sys.stderr.write(proc.stderr)
@@ -133,6 +146,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--format", choices=["json", "yaml"], default="json")
     ap.add_argument("--keep", help="keep the generated snapshots in this folder")
+    ap.add_argument("--explain", action="store_true", help="also time explain of the first pending pod")
     args = ap.parse_args()
     folder = args.keep or tempfile.mkdtemp(prefix="pysched-bench-")
     os.makedirs(folder, exist_ok=True)
@@ -143,7 +157,8 @@ def main() -> None:
         r = run_one(w, args, folder)
         total = r["load_s"] + r["schedule_s"]
         print(f"{w:8} {r['nodes']:6d} {r['pods']:6d} {r['load_s']:7.2f} {r['schedule_s']:8.2f} {total:8.2f} "
-              f"{r['cycles'] / max(r['schedule_s'], 1e-9):8.1f} {r['peak_mib']:9.0f} {r['bound']:6d}")
+              f"{r['cycles'] / max(r['schedule_s'], 1e-9):8.1f} {r['peak_mib']:9.0f} {r['bound']:6d}"
+              + (f"   explain {r['explain_s']:.2f} s" if r.get("explain_s") is not None else ""))
 
 
 if __name__ == "__main__":
