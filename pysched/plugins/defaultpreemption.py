@@ -18,16 +18,11 @@ from pysched.framework.interface import (
 from pysched.framework.status import Code, Status
 from pysched.model.objects import Pod, PodDisruptionBudget
 from pysched.model.timeutil import NOW, parse_time
+from pysched.plugins.helper import decode_plugin_args
 from pysched.snapshot.nodeinfo import NodeInfo
 
 NAME = "DefaultPreemption"
 INT32_OFFSET = 2**31
-
-
-@dataclass(slots=True)
-class _Args:
-    min_candidate_nodes_percentage: int = 10
-    min_candidate_nodes_absolute: int = 100
 
 
 @dataclass(slots=True)
@@ -99,7 +94,7 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
     NAME = NAME
 
     def __init__(self, args: object, handle: Handle, rng: random.Random | None = None) -> None:
-        self.args = args if args is not None else _Args()
+        self.args = args if args is not None else decode_args(None)
         self.handle = handle
         self.rng = rng  # None: offset 0 (deterministic); a Random: upstream's random offset
 
@@ -271,8 +266,7 @@ PLUGIN = DefaultPreemption
 
 
 def decode_args(raw: object) -> object:
-    from pysched.framework import plugin_args
-    return plugin_args.DECODERS[NAME](raw, "args")
+    return decode_plugin_args(NAME, raw)
 
 
 def factory(args: object, handle: Handle) -> DefaultPreemption:

@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
+from pysched.framework import plugin_args
 from pysched.framework.interface import MAX_NODE_SCORE, NodeScore
 from pysched.model.objects import Pod, Taint, Toleration
+
+
+def decode_plugin_args(name: str, raw: Any) -> Any:
+    """Typed, defaulted and validated args of an in-tree plugin (``None``: the v1 defaults)."""
+    return plugin_args.DECODERS[name](raw, "args")
 
 
 def go_div(a: int, b: int) -> int:

@@ -37,6 +37,7 @@ from pysched.framework.interface import (
 )
 from pysched.framework.status import Code, Status
 from pysched.model.objects import AffinityTerm, Pod
+from pysched.plugins.helper import decode_plugin_args
 from pysched.plugins.podtopologyspread import NodeValueCache, selector_key
 from pysched.snapshot.nodeinfo import NodeInfo
 
@@ -134,25 +135,9 @@ class PreScoreState(StateData):
 
 # --------------------------------------------------------------------------- args
 
-@dataclass(slots=True)
-class _FallbackArgs:
-    hard_pod_affinity_weight: int = 1
-    ignore_preferred_terms_of_existing_pods: bool = False
-
-
 def decode_args(raw: Any) -> Any:
-    from pysched.framework import plugin_args
+    return decode_plugin_args(NAME, raw)
 
-    return plugin_args.DECODERS[NAME](raw, "args")
-
-
-def _default_args() -> Any:
-    try:
-        from pysched.framework import plugin_args
-
-        return plugin_args.DECODERS[NAME](None, "args")
-    except Exception:  # noqa: BLE001 - plugin_args not available yet: the documented defaults
-        return _FallbackArgs()
 
 
 # --------------------------------------------------------------------------- parse errors
@@ -226,7 +211,7 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
 
     def __init__(self, handle: Handle | None, args: Any = None) -> None:
         if args is None:
-            args = _default_args()
+            args = decode_args(None)
         self.handle = handle
         self.hard_pod_affinity_weight = int(getattr(args, "hard_pod_affinity_weight", 1))
         self.ignore_preferred_terms_of_existing_pods = bool(

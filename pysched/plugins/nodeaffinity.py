@@ -7,7 +7,6 @@ PreFilter narrows the candidate nodes when every required term names nodes throu
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from pysched.errors import ConfigError
@@ -25,7 +24,11 @@ from pysched.framework.interface import (
 from pysched.framework.status import Code, Status
 from pysched.model.labels import NodeSelector, NodeSelectorTerm
 from pysched.model.objects import Pod
-from pysched.plugins.helper import default_normalize_score, pod_matches_node_selector_and_affinity
+from pysched.plugins.helper import (
+    decode_plugin_args,
+    default_normalize_score,
+    pod_matches_node_selector_and_affinity,
+)
 from pysched.snapshot.nodeinfo import NodeInfo
 
 NAME = "NodeAffinity"
@@ -38,23 +41,8 @@ ERR_REASON_CONFLICT = "pod affinity terms conflict"
 OBJECT_NAME_FIELD = "metadata.name"
 
 
-@dataclass(slots=True)
-class _NodeAffinityArgs:
-    """Used only while ``pysched.framework.plugin_args`` is unavailable; same field names."""
-
-    added_affinity: dict | None = None
-
-
 def decode_args(raw: Any) -> Any:
-    from pysched.framework import plugin_args
-    return plugin_args.DECODERS[NAME](raw, "args")
-
-
-def default_args() -> Any:
-    try:
-        return decode_args(None)
-    except (ImportError, KeyError, AttributeError):
-        return _NodeAffinityArgs()
+    return decode_plugin_args(NAME, raw)
 
 
 # --------------------------------------------------------------------------- term helpers
@@ -130,7 +118,7 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin):
 
     def __init__(self, args: Any = None) -> None:
         if args is None:
-            args = default_args()
+            args = decode_args(None)
         self.added_node_selector: NodeSelector | None = None
         self.added_pref_terms: PreferredTerms | None = None
         added = getattr(args, "added_affinity", None)

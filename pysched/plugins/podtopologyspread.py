@@ -38,7 +38,11 @@ from pysched.framework.interface import (
 from pysched.framework.status import Code, Status
 from pysched.model.labels import LabelSelector, Requirement
 from pysched.model.objects import FieldError, Pod, SpreadConstraint
-from pysched.plugins.helper import find_untolerated_taint, pod_matches_node_selector_and_affinity
+from pysched.plugins.helper import (
+    decode_plugin_args,
+    find_untolerated_taint,
+    pod_matches_node_selector_and_affinity,
+)
 from pysched.snapshot.nodeinfo import NodeInfo
 
 NAME = "PodTopologySpread"
@@ -429,25 +433,9 @@ class PreScoreState(StateData):
 
 # --------------------------------------------------------------------------- args
 
-@dataclass(slots=True)
-class _FallbackArgs:
-    default_constraints: list[dict] = field(default_factory=list)
-    defaulting_type: str = SYSTEM_DEFAULTING
-
-
 def decode_args(raw: Any) -> Any:
-    from pysched.framework import plugin_args
+    return decode_plugin_args(NAME, raw)
 
-    return plugin_args.DECODERS[NAME](raw, "args")
-
-
-def _default_args() -> Any:
-    try:
-        from pysched.framework import plugin_args
-
-        return plugin_args.DECODERS[NAME](None, "args")
-    except Exception:  # noqa: BLE001 - plugin_args not available yet: the documented defaults
-        return _FallbackArgs()
 
 
 # --------------------------------------------------------------------------- plugin
@@ -459,7 +447,7 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
 
     def __init__(self, handle: Handle | None, args: Any = None) -> None:
         if args is None:
-            args = _default_args()
+            args = decode_args(None)
         self.handle = handle
         defaulting = getattr(args, "defaulting_type", SYSTEM_DEFAULTING) or SYSTEM_DEFAULTING
         self.system_defaulted = defaulting == SYSTEM_DEFAULTING

@@ -6,13 +6,13 @@ resources, and skips pods that request none of the configured resources.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from pysched.framework.cycle_state import CycleState
 from pysched.framework.interface import Handle, PreScorePlugin, ScorePlugin
 from pysched.framework.status import Code, Status
 from pysched.model.objects import Pod
+from pysched.plugins.helper import decode_plugin_args
 from pysched.plugins.noderesources.resource_allocation import (
     ResourceAllocationScorer,
     balanced_scorer,
@@ -24,29 +24,8 @@ NAME = "NodeResourcesBalancedAllocation"
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
 
 
-@dataclass(slots=True)
-class _ResourceSpec:
-    name: str
-    weight: int = 1
-
-
-@dataclass(slots=True)
-class _BalancedArgs:
-    """Used only while ``pysched.framework.plugin_args`` is unavailable; same field names."""
-
-    resources: list = field(default_factory=lambda: [_ResourceSpec("cpu", 1), _ResourceSpec("memory", 1)])
-
-
 def decode_args(raw: Any) -> Any:
-    from pysched.framework import plugin_args
-    return plugin_args.DECODERS[NAME](raw, "args")
-
-
-def default_args() -> Any:
-    try:
-        return decode_args(None)
-    except (ImportError, KeyError, AttributeError):
-        return _BalancedArgs()
+    return decode_plugin_args(NAME, raw)
 
 
 class BalancedAllocation(PreScorePlugin, ScorePlugin):
@@ -54,7 +33,7 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin):
 
     def __init__(self, args: Any = None) -> None:
         if args is None:
-            args = default_args()
+            args = decode_args(None)
         # Weights are validated to be 1 and never used by the balanced scorer.
         resources = [(r.name, r.weight) for r in args.resources]
         self.scorer = ResourceAllocationScorer(NAME, resources, balanced_scorer, use_requested=True, pod_level=True)

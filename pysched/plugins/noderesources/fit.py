@@ -8,7 +8,7 @@ pod-level-resources flag, so the incoming pod's ``spec.resources`` are ignored w
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from pysched.errors import ConfigError
@@ -24,6 +24,7 @@ from pysched.framework.interface import (
 from pysched.framework.status import Code, Status
 from pysched.model.objects import Pod
 from pysched.model.resources import Resource, is_extended
+from pysched.plugins.helper import decode_plugin_args
 from pysched.plugins.noderesources.resource_allocation import (
     ResourceAllocationScorer,
     least_allocated_scorer,
@@ -45,44 +46,8 @@ REASON_TOO_MANY_PODS = "Too many pods"
 
 # --------------------------------------------------------------------------- args
 
-@dataclass(slots=True)
-class _ResourceSpec:
-    name: str
-    weight: int = 1
-
-
-@dataclass(slots=True)
-class _ShapePoint:
-    utilization: int
-    score: int
-
-
-@dataclass(slots=True)
-class _ScoringStrategy:
-    type: str = LEAST_ALLOCATED
-    resources: list = field(default_factory=lambda: [_ResourceSpec("cpu", 1), _ResourceSpec("memory", 1)])
-    shape: list = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class _FitArgs:
-    """Used only while ``pysched.framework.plugin_args`` is unavailable; same field names."""
-
-    ignored_resources: list = field(default_factory=list)
-    ignored_resource_groups: list = field(default_factory=list)
-    scoring_strategy: Any = field(default_factory=_ScoringStrategy)
-
-
 def decode_args(raw: Any) -> Any:
-    from pysched.framework import plugin_args
-    return plugin_args.DECODERS[NAME](raw, "args")
-
-
-def default_args() -> Any:
-    try:
-        return decode_args(None)
-    except (ImportError, KeyError, AttributeError):
-        return _FitArgs()
+    return decode_plugin_args(NAME, raw)
 
 
 # --------------------------------------------------------------------------- filter helpers
@@ -178,7 +143,7 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin):
 
     def __init__(self, args: Any = None) -> None:
         if args is None:
-            args = default_args()
+            args = decode_args(None)
         self.ignored_resources = frozenset(args.ignored_resources or ())
         self.ignored_resource_groups = frozenset(args.ignored_resource_groups or ())
         self.scorer = build_scorer(args.scoring_strategy)
