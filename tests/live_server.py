@@ -41,6 +41,8 @@ KINDS: dict[str, tuple[str, str, str, bool]] = {
     "StorageClass": ("storage.k8s.io", "v1", "storageclasses", False),
     "CSINode": ("storage.k8s.io", "v1", "csinodes", False),
     "CSIDriver": ("storage.k8s.io", "v1", "csidrivers", False),
+    "VolumeAttachment": ("storage.k8s.io", "v1", "volumeattachments", False),
+    "CSIStorageCapacity": ("storage.k8s.io", "v1", "csistoragecapacities", True),
     "RuntimeClass": ("node.k8s.io", "v1", "runtimeclasses", False),
 }
 SELECTABLE_POD_FIELDS = {"status.phase", "spec.nodeName", "metadata.name", "metadata.namespace",

@@ -499,10 +499,6 @@ class Pod:
     def has_required_anti_affinity(self) -> bool:
         return bool(self.affinity.required_anti)
 
-    @property
-    def uses_pvcs(self) -> bool:
-        return any("persistentVolumeClaim" in v or "ephemeral" in v for v in self.volumes)
-
     def all_containers(self) -> list[Container]:
         return self.init_containers + self.containers
 

@@ -1,52 +1,265 @@
-"""NodeVolumeLimits (upstream CSILimits): attachable-volume limits per CSI driver.
+"""NodeVolumeLimits (upstream CSILimits): the number of volumes each CSI driver may attach to a node.
 
-Only the pods without PVCs, generic ephemeral volumes or migratable in-tree volumes are fully handled
-(PreFilter Skip). Counting attached volumes needs CSINode, PVC and PV objects that the simulation does
-not model yet; pods with PVCs are not simulated by the scheduler (a later issue). Without CSINode
-objects no driver has a limit, so Filter passes.
+As upstream: PreFilter Skips pods without a claim, a generic ephemeral volume or a migratable inline
+in-tree volume. Filter counts, per CSI driver with an ``allocatable.count`` in the node's CSINode, the
+unique volumes (driver + volume handle) of the pods on the node and of the node's VolumeAttachments, and
+rejects the node when the pod's new volumes would exceed the count. A claim's driver comes from its PV
+(CSI, or the CSI driver an in-tree PV migrates to), else from its class's provisioner; in-tree volumes of
+AWS EBS, GCE PD, Azure Disk, Cinder (and Portworx when the CSINode lists it as migrated) count against
+their CSI driver.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from pysched.framework.cycle_state import CycleState
+from pysched.framework.cycle_state import CycleState, StateData
 from pysched.framework.interface import FilterPlugin, Handle, PreFilterPlugin, PreFilterResult
 from pysched.framework.status import Code, Status
 from pysched.model.objects import Pod
+from pysched.model.storage import (
+    CSI_DRIVER_OF_IN_TREE_PLUGIN,
+    IN_TREE_PLUGIN_OF_SOURCE,
+    CSINode,
+    PersistentVolumeClaim,
+    TranslationError,
+    claim_of_volume,
+    ephemeral_owner_error,
+    in_tree_source,
+    inline_csi_volume,
+    translate_pv,
+)
+from pysched.plugins.volumebinding import storage_of
+from pysched.snapshot.cluster import StorageState
 from pysched.snapshot.nodeinfo import NodeInfo
 
 NAME = "NodeVolumeLimits"
 ERR_REASON_MAX_VOLUME_COUNT = "node(s) exceed max volume count"
-# in-tree volume sources the CSI translation library can migrate inline
-_INLINE_MIGRATABLE = ("gcePersistentDisk", "awsElasticBlockStore", "cinder", "azureDisk", "azureFile",
-                      "vsphereVolume", "portworxVolume")
+# upstream's random prefix of the handles it makes up for claims without a volume (only equality matters)
+VOLUME_ID_PREFIX = "pysched-unbound"
+_MIGRATION_ON = ("kubernetes.io/aws-ebs", "kubernetes.io/gce-pd", "kubernetes.io/azure-disk", "kubernetes.io/cinder")
+_PORTWORX = "kubernetes.io/portworx-volume"
+
+
+STATE_KEY = "PreFilter" + NAME
+
+
+class _State(StateData):
+    """The pod's own attachable volumes, per kind of CSINode (filled by Filter; shared by clones)."""
+
+    __slots__ = ("new_volumes",)
+
+    def __init__(self) -> None:
+        self.new_volumes: dict[bool | None, dict[str, str] | _LookupError] = {}
+
+
+class _LookupError(Exception):
+    """A volume upstream cannot resolve: its message becomes the Filter status; ``unresolvable`` when the
+    claim does not exist (UnschedulableAndUnresolvable), an Error otherwise."""
+
+    def __init__(self, message: str, unresolvable: bool = False) -> None:
+        super().__init__(message)
+        self.unresolvable = unresolvable
 
 
 def counts_volume(volume: Mapping) -> bool:
+    """Whether PreFilter must run: a claim, a generic ephemeral volume or a migratable inline volume."""
     if volume.get("persistentVolumeClaim") is not None or volume.get("ephemeral") is not None:
         return True
-    return any(volume.get(k) is not None for k in _INLINE_MIGRATABLE)
+    return in_tree_source(volume) is not None
+
+
+def migration_on(csi_node: CSINode | None, plugin: str) -> bool:
+    """Upstream ``isCSIMigrationOn`` (CSIMigrationPortworx is GA in v1.34)."""
+    if csi_node is None or not plugin:
+        return False
+    if plugin in _MIGRATION_ON:
+        return True
+    if plugin == _PORTWORX:
+        return plugin in csi_node.migrated_plugins()
+    return False
+
+
+def volume_limits(csi_node: CSINode | None) -> dict[str, int]:
+    if csi_node is None:
+        return {}
+    return {d.name: d.allocatable for d in csi_node.drivers if d.allocatable is not None}
 
 
 class NodeVolumeLimits(PreFilterPlugin, FilterPlugin):
     NAME = NAME
 
+    def __init__(self, handle: Handle | None = None) -> None:
+        self.handle = handle
+        self._own: list = []
+
+    @property
+    def storage(self) -> StorageState:
+        return storage_of(self.handle, self._own)
+
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         if any(counts_volume(v) for v in pod.volumes):
+            state.write(STATE_KEY, _State())
             return None, None
         return None, Status(Code.Skip)
+
+    def _new_volumes(self, state: CycleState, storage: StorageState, pod: Pod,
+                     csi_node: CSINode | None) -> dict[str, str]:
+        """The pod's own volumes, computed once per cycle for each kind of CSINode they depend on (none, or
+        one that does or does not list Portworx as migrated). Raises ``_LookupError``."""
+        s = state.read(STATE_KEY) if self.handle is None or getattr(self.handle, "batched", True) else None
+        if s is None:  # no PreFilter state, or the reference path: computed on every node, as upstream
+            out: dict[str, str] = {}
+            self._attachable(storage, pod, csi_node, True, out)
+            return out
+        key = None if csi_node is None else _PORTWORX in csi_node.migrated_plugins()
+        hit = s.new_volumes.get(key)
+        if hit is None:
+            try:
+                out = {}
+                self._attachable(storage, pod, csi_node, True, out)
+                hit = out
+            except _LookupError as e:
+                hit = e
+            s.new_volumes[key] = hit
+        if isinstance(hit, _LookupError):
+            raise hit
+        return dict(hit)
 
     def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
         if not pod.volumes:
             return None
-        # No CSINode objects are modelled, so no driver limit applies (see the module docstring).
+        storage = self.storage
+        csi_node = storage.csi_nodes.get(node.name)
+        try:
+            new = self._new_volumes(state, storage, pod, csi_node)
+        except _LookupError as e:
+            return Status.unresolvable(str(e)) if e.unresolvable else Status.as_error(str(e))
+        if not new:
+            return None
+        limits = volume_limits(csi_node)
+        if not limits:
+            return None
+        attached: dict[str, str] = {}
+        for existing in node.pods:
+            if not existing.volumes:
+                continue
+            try:
+                self._attachable(storage, existing, csi_node, False, attached)
+            except _LookupError as e:
+                return Status.as_error(str(e))
+        counts: dict[str, int] = {}
+        for unique, driver in attached.items():
+            new.pop(unique, None)
+            counts[driver] = counts.get(driver, 0) + 1
+        for unique, driver in self._attachments(storage, node.name).items():
+            if unique not in attached:
+                counts[driver] = counts.get(driver, 0) + 1
+        adding: dict[str, int] = {}
+        for driver in new.values():
+            adding[driver] = adding.get(driver, 0) + 1
+        for driver, n in adding.items():
+            limit = limits.get(driver)
+            if limit is not None and counts.get(driver, 0) + n > limit:
+                return Status.unschedulable(ERR_REASON_MAX_VOLUME_COUNT)
         return None
+
+    # ------------------------------------------------------------------ helpers
+    def _attachable(self, storage: StorageState, pod: Pod, csi_node: CSINode | None, new_pod: bool,
+                    out: dict[str, str]) -> None:
+        """Upstream ``filterAttachableVolumes``: ``driver/handle`` -> driver for each volume of the pod."""
+        for v in pod.volumes:
+            ref = claim_of_volume(pod.name, v)
+            if ref is None:
+                self._inline(v, pod, csi_node, out)
+                continue
+            name, ephemeral = ref
+            if not name:
+                raise _LookupError("PersistentVolumeClaim had no name")
+            pvc = storage.claim(pod.namespace, name)
+            if pvc is None:
+                if new_pod:
+                    raise _LookupError(f'looking up PVC {pod.namespace}/{name}: persistentvolumeclaim "{name}" '
+                                       f'not found', unresolvable=True)
+                continue
+            if ephemeral:
+                err = ephemeral_owner_error(pod.namespace, pod.name, pod.uid, pvc)
+                if err:
+                    raise _LookupError(err)
+            driver, handle = self._csi_driver_info(storage, csi_node, pvc)
+            if driver and handle:
+                out[f"{driver}/{handle}"] = driver
+
+    @staticmethod
+    def _inline(volume: Mapping, pod: Pod, csi_node: CSINode | None, out: dict[str, str]) -> None:
+        """Upstream ``checkAttachableInlineVolume``."""
+        kind = in_tree_source(volume)
+        if kind is None:
+            return
+        plugin = IN_TREE_PLUGIN_OF_SOURCE[kind]
+        if not migration_on(csi_node, plugin):
+            return
+        try:
+            driver, handle = inline_csi_volume(volume, pod.namespace)
+        except TranslationError as e:
+            raise _LookupError(f"converting volume({volume.get('name', '')}) from inline to csi: {e}") from None
+        out[f"{driver}/{handle}"] = driver
+
+    @staticmethod
+    def _csi_driver_info(storage: StorageState, csi_node: CSINode | None,
+                         pvc: PersistentVolumeClaim) -> tuple[str, str]:
+        """Upstream ``getCSIDriverInfo``: from the claim's PV, else from its class."""
+        if not pvc.volume_name:
+            return NodeVolumeLimits._csi_driver_info_from_class(storage, csi_node, pvc)
+        pv = storage.volume(pvc.volume_name)
+        if pv is None:
+            return NodeVolumeLimits._csi_driver_info_from_class(storage, csi_node, pvc)
+        if pv.csi_driver:
+            return pv.csi_driver, pv.csi_handle
+        if not pv.in_tree:
+            return "", ""
+        plugin = IN_TREE_PLUGIN_OF_SOURCE[next(iter(pv.in_tree))]
+        if not migration_on(csi_node, plugin):
+            return "", ""
+        try:
+            csi = translate_pv(pv)
+        except TranslationError:
+            return "", ""
+        return csi.csi_driver, csi.csi_handle
+
+    @staticmethod
+    def _csi_driver_info_from_class(storage: StorageState, csi_node: CSINode | None,
+                                    pvc: PersistentVolumeClaim) -> tuple[str, str]:
+        if not pvc.storage_class:
+            return "", ""
+        cls = storage.classes.get(pvc.storage_class)
+        if cls is None:
+            return "", ""
+        handle = f"{VOLUME_ID_PREFIX}-{pvc.namespace}/{pvc.name}"
+        provisioner = cls.provisioner
+        if provisioner in CSI_DRIVER_OF_IN_TREE_PLUGIN:
+            if not migration_on(csi_node, provisioner):
+                return "", ""
+            return CSI_DRIVER_OF_IN_TREE_PLUGIN[provisioner], handle
+        return provisioner, handle
+
+    @staticmethod
+    def _attachments(storage: StorageState, node_name: str) -> dict[str, str]:
+        """Upstream ``getNodeVolumeAttachmentInfo``: the CSI volumes attached to the node."""
+        out: dict[str, str] = {}
+        for va in storage.attachments_on(node_name):
+            if not va.attacher or va.pv_name is None:
+                continue
+            pv = storage.volume(va.pv_name)
+            if pv is None or not pv.csi_driver:
+                continue
+            out[f"{va.attacher}/{pv.csi_handle}"] = va.attacher
+        return out
 
 
 PLUGIN = NodeVolumeLimits
 
 
 def factory(args: None, handle: Handle) -> NodeVolumeLimits:
-    return NodeVolumeLimits()
+    return NodeVolumeLimits(handle)

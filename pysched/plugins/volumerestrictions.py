@@ -1,8 +1,12 @@
 """VolumeRestrictions: inline disks that cannot be shared, and ReadWriteOncePod claims already in use.
 
-The inline-disk conflict check (GCE PD, AWS EBS, RBD, iSCSI) is complete. ReadWriteOncePod claims need
-PersistentVolumeClaim objects, which the simulation does not model yet: pods with PVCs are not simulated
-by the scheduler, so claims are treated here as not ReadWriteOncePod (a later issue).
+As upstream: an inline GCE PD, AWS EBS, RBD or iSCSI disk conflicts with the same disk of a pod on the node
+(unless both mount it read-only, where the type allows). PreFilter looks up the pod's
+``persistentVolumeClaim`` claims (a missing one rejects the pod) and counts those with the
+ReadWriteOncePod access mode that a scheduled pod already uses, cluster-wide; the count makes Filter
+reject every node. AddPod/RemovePod keep the count right for nominated pods and preemption victims, so
+preempting the pod that holds the claim makes room. PreFilter Skips when there is neither an inline disk
+nor a conflicting claim.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ from pysched.framework.cycle_state import CycleState, StateData
 from pysched.framework.interface import FilterPlugin, Handle, PreFilterPlugin, PreFilterResult
 from pysched.framework.status import Code, Status
 from pysched.model.objects import Pod
+from pysched.model.storage import READ_WRITE_ONCE_POD
+from pysched.plugins.volumebinding import storage_of
 from pysched.snapshot.nodeinfo import NodeInfo
 
 NAME = "VolumeRestrictions"
@@ -92,11 +98,27 @@ class VolumeRestrictions(PreFilterPlugin, FilterPlugin):
     NAME = NAME
     HAS_EXTENSIONS = True
 
+    def __init__(self, handle: Handle | None = None) -> None:
+        self.handle = handle
+        self._own: list = []
+
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         needs_check = any(needs_restrictions_check(v) for v in pod.volumes)
-        # ReadWriteOncePod claims would be looked up here (later issue, see the module docstring).
-        s = _State(frozenset(), 0)
+        storage = storage_of(self.handle, self._own)
+        rwop: set[str] = set()
+        for v in pod.volumes:
+            ref = v.get("persistentVolumeClaim")
+            if not isinstance(ref, Mapping):
+                continue
+            name = str(ref.get("claimName") or "")
+            pvc = storage.claim(pod.namespace, name)
+            if pvc is None:
+                return None, Status.unresolvable(f'persistentvolumeclaim "{name}" not found')
+            if READ_WRITE_ONCE_POD in pvc.access_modes:
+                rwop.add(pvc.name)
+        # at most one scheduled pod can use a ReadWriteOncePod claim: one conflict per claim in use
+        s = _State(frozenset(rwop), sum(1 for name in rwop if storage.is_used(f"{pod.namespace}/{name}")))
         if not needs_check and s.conflicting_pvc_ref_count == 0:
             return None, Status(Code.Skip)
         state.write(PRE_FILTER_STATE_KEY, s)
@@ -131,4 +153,4 @@ PLUGIN = VolumeRestrictions
 
 
 def factory(args: None, handle: Handle) -> VolumeRestrictions:
-    return VolumeRestrictions()
+    return VolumeRestrictions(handle)

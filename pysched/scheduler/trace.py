@@ -33,6 +33,7 @@ class CycleTrace:
     evaluated_nodes: int = 0
     preemption: Any = None  # PreemptionDetails
     error: str | None = None
+    volume_binding: list[dict[str, str]] | None = None  # per claim: pvc, decision (bound|static|provision), pv, node
 
     def totals(self) -> dict[str, int]:
         return {n: sum(p.values()) for n, p in (self.scores or {}).items()}
@@ -54,6 +55,8 @@ class CycleTrace:
             d["victims"] = list(self.victims or [])
         if self.error is not None:
             d["error"] = self.error
+        if self.volume_binding is not None:
+            d["volume_binding"] = [dict(e) for e in self.volume_binding]
         if not trace:
             return d
         if self.profile:

@@ -4,13 +4,31 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from pysched.model.labels import NodeSelector
 from pysched.model.objects import (
     Namespace,
     Node,
+    ObjectMeta,
     Pod,
     PodDisruptionBudget,
     PriorityClass,
     Workload,
+)
+from pysched.model.storage import (
+    ANN_BIND_COMPLETED,
+    ANN_BOUND_BY_CONTROLLER,
+    ANN_PROVISIONED_BY,
+    CLAIM_BOUND,
+    CSI_DRIVER_OF_IN_TREE_PLUGIN,
+    VOLUME_BOUND,
+    ClaimRef,
+    CSIDriver,
+    CSINode,
+    CSIStorageCapacity,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    StorageClass,
+    VolumeAttachment,
 )
 from pysched.snapshot.nodeinfo import ImageState, NodeInfo
 
@@ -54,6 +72,14 @@ class Cluster:
     priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
     pdbs: list[PodDisruptionBudget] = field(default_factory=list)
     workloads: dict[str, list[Workload]] = field(default_factory=dict)  # kind -> objects
+    # storage (the volume plugins); claims and volumes are copied by each simulation before it binds them
+    pvs: list[PersistentVolume] = field(default_factory=list)
+    pvcs: list[PersistentVolumeClaim] = field(default_factory=list)
+    storage_classes: dict[str, StorageClass] = field(default_factory=dict)
+    csi_nodes: dict[str, CSINode] = field(default_factory=dict)
+    csi_drivers: dict[str, CSIDriver] = field(default_factory=dict)
+    volume_attachments: list[VolumeAttachment] = field(default_factory=list)
+    csi_storage_capacities: list[CSIStorageCapacity] = field(default_factory=list)
     ignored_kinds: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     rejected_pods: list[tuple[str, str]] = field(default_factory=list)  # (ns/name, reason)
@@ -61,7 +87,8 @@ class Cluster:
 
 
 class ClusterState:
-    """Node infos in node-tree order plus the nominations made so far; mutated by binding and preemption."""
+    """Node infos in node-tree order, the nominations made so far and the storage view (``storage``);
+    mutated by binding and preemption."""
 
     def __init__(self, cluster: Cluster) -> None:
         self.cluster = cluster
@@ -70,10 +97,12 @@ class ClusterState:
         self.node_infos: list[NodeInfo] = [NodeInfo(n, images.get(n.name)) for n in ordered]
         self.by_name: dict[str, NodeInfo] = {ni.name: ni for ni in self.node_infos}
         self.pod_node: dict[str, str] = {}  # pod key -> node name, for bound pods
+        self.storage = StorageState(cluster)
         for p in cluster.pods:
             if p.node_name and p.node_name in self.by_name:
                 self.by_name[p.node_name].add_pod(p)
                 self.pod_node[p.key] = p.node_name
+                self.storage.count_claims(p, 1)
         self.nominated: dict[str, list[Pod]] = {}  # node name -> pods nominated to it
         self.nomination_of: dict[str, str] = {}  # pod key -> node name
         self.namespace_labels: dict[str, dict[str, str]] = {n: ns.labels for n, ns in cluster.namespaces.items()}
@@ -106,6 +135,7 @@ class ClusterState:
         self.clear_nomination(pod)
         self.by_name[node_name].add_pod(pod)
         self.pod_node[pod.key] = node_name
+        self.storage.count_claims(pod, 1)
         pod.node_name = node_name
         self.generation += 1
         self.change_log.append(node_name)
@@ -115,6 +145,7 @@ class ClusterState:
         node = self.pod_node.pop(pod.key, None)
         if node is not None:
             self.by_name[node].remove_pod(pod)
+            self.storage.count_claims(pod, -1)
             self.change_log.append(node)
         self.clear_nomination(pod)
         self.generation += 1
@@ -133,6 +164,147 @@ class ClusterState:
             if not self.nominated[node]:
                 del self.nominated[node]
         pod.nominated_node_name = ""
+
+
+class StorageState:
+    """The storage objects as the volume plugins see them during one simulation.
+
+    Claims and volumes are this simulation's own copies: VolumeBinding's Reserve *assumes* bindings (seen by
+    VolumeBinding only, as upstream's assume cache), Unreserve forgets them and PreBind makes them real, as
+    the PV controller and the external provisioner would have at once (static: the PV and the claim
+    bound; provision: a PV ``pvc-<claim uid>`` created and bound). Classes and CSI objects are read-only.
+    ``used_claims`` counts the scheduled pods that reference each claim (upstream's usedPVCSet).
+    """
+
+    def __init__(self, cluster: Cluster) -> None:
+        self.classes = cluster.storage_classes
+        self.csi_nodes = cluster.csi_nodes
+        self.csi_drivers = cluster.csi_drivers
+        self.attachments = cluster.volume_attachments
+        self.capacities = cluster.csi_storage_capacities
+        self.claims: dict[str, PersistentVolumeClaim] = {c.key: c.copy() for c in cluster.pvcs}
+        self.volumes: dict[str, PersistentVolume] = {v.name: v.copy() for v in cluster.pvs}
+        self._by_class: dict[str, list[str]] = {}  # class -> PV names, in input order
+        for v in self.volumes.values():
+            self._by_class.setdefault(v.storage_class, []).append(v.name)
+        self._assumed_claims: dict[str, PersistentVolumeClaim] = {}
+        self._assumed_volumes: dict[str, PersistentVolume] = {}
+        self.used_claims: dict[str, int] = {}
+        self._attachments_by_node: dict[str, list[VolumeAttachment]] | None = None
+
+    # ------------------------------------------------------------------ queries
+    def claim(self, namespace: str, name: str, assumed: bool = False) -> PersistentVolumeClaim | None:
+        key = f"{namespace}/{name}"
+        if assumed:
+            hit = self._assumed_claims.get(key)
+            if hit is not None:
+                return hit
+        return self.claims.get(key)
+
+    def volume(self, name: str, assumed: bool = False) -> PersistentVolume | None:
+        if assumed:
+            hit = self._assumed_volumes.get(name)
+            if hit is not None:
+                return hit
+        return self.volumes.get(name)
+
+    def volumes_of_class(self, storage_class: str) -> list[PersistentVolume]:
+        """The volumes of a class with assumed bindings applied (upstream ``PVAssumeCache.ListPVs``)."""
+        assumed = self._assumed_volumes
+        return [assumed.get(n) or self.volumes[n] for n in self._by_class.get(storage_class, ())]
+
+    def attachments_on(self, node_name: str) -> list[VolumeAttachment]:
+        """The VolumeAttachments naming the node, in input order."""
+        if self._attachments_by_node is None:
+            self._attachments_by_node = {}
+            for va in self.attachments:
+                self._attachments_by_node.setdefault(va.node_name, []).append(va)
+        return self._attachments_by_node.get(node_name, [])
+
+    def is_used(self, claim_key: str) -> bool:
+        return self.used_claims.get(claim_key, 0) > 0
+
+    # ------------------------------------------------------------------ mutation
+    def count_claims(self, pod: Pod, sign: int) -> None:
+        """A pod entered (1) or left (-1) a node: its PVC volumes count as used (ephemeral ones do not)."""
+        for v in pod.volumes:
+            ref = v.get("persistentVolumeClaim")
+            if not isinstance(ref, dict):
+                continue
+            key = f"{pod.namespace}/{ref.get('claimName') or ''}"
+            n = self.used_claims.get(key, 0) + sign
+            if n > 0:
+                self.used_claims[key] = n
+            else:
+                self.used_claims.pop(key, None)
+
+    def assume_volume(self, pv: PersistentVolume) -> None:
+        self._assumed_volumes[pv.name] = pv
+
+    def assume_claim(self, pvc: PersistentVolumeClaim) -> None:
+        self._assumed_claims[pvc.key] = pvc
+
+    def restore_volume(self, name: str) -> None:
+        self._assumed_volumes.pop(name, None)
+
+    def restore_claim(self, key: str) -> None:
+        self._assumed_claims.pop(key, None)
+
+    def bind_static(self, claim: PersistentVolumeClaim, pv: PersistentVolume) -> None:
+        """The chosen volume and the claim, bound to each other (what the PV controller completes)."""
+        bound = pv.copy()
+        bound.claim_ref = ClaimRef(claim.namespace, claim.name, claim.uid)
+        bound.annotations.setdefault(ANN_BOUND_BY_CONTROLLER, "yes")
+        bound.phase = VOLUME_BOUND
+        self._store_volume(bound)
+        self._bind_claim(claim, bound.name)
+
+    def provision(self, claim: PersistentVolumeClaim, node: Node) -> PersistentVolume:
+        """A volume provisioned for the claim on the node, bound to it (what the external provisioner and
+        the PV controller complete): named ``pvc-<claim uid>``, the claim's request as capacity, and a
+        node affinity on the node's values of the driver's CSINode topology keys."""
+        cls = self.classes.get(claim.storage_class)
+        provisioner = cls.provisioner if cls is not None else ""
+        driver = CSI_DRIVER_OF_IN_TREE_PLUGIN.get(provisioner, provisioner)
+        csi_node = self.csi_nodes.get(node.name)
+        entry = csi_node.driver(driver) if csi_node is not None else None
+        exprs = [{"key": k, "operator": "In", "values": [node.labels[k]]}
+                 for k in (entry.topology_keys if entry is not None else ()) if k in node.labels]
+        affinity = NodeSelector.parse({"nodeSelectorTerms": [{"matchExpressions": exprs}]}) if exprs else None
+        name = f"pvc-{claim.uid or claim.namespace + '-' + claim.name}"
+        pv = PersistentVolume(
+            meta=ObjectMeta(name, "", "", {}, {}, "", [], None),
+            capacity=claim.request or 0,
+            access_modes=claim.access_modes,
+            storage_class=claim.storage_class,
+            volume_mode=claim.volume_mode,
+            attributes_class=claim.attributes_class,
+            claim_ref=ClaimRef(claim.namespace, claim.name, claim.uid),
+            node_affinity=affinity,
+            phase=VOLUME_BOUND,
+            csi_driver=driver,
+            csi_handle=name,
+            annotations={ANN_PROVISIONED_BY: provisioner},
+        )
+        if name not in self.volumes:
+            self._by_class.setdefault(pv.storage_class, []).append(name)
+        self._store_volume(pv)
+        self._bind_claim(claim, name)
+        return pv
+
+    def _store_volume(self, pv: PersistentVolume) -> None:
+        self.volumes[pv.name] = pv
+        self._assumed_volumes.pop(pv.name, None)
+
+    def _bind_claim(self, claim: PersistentVolumeClaim, volume_name: str) -> None:
+        bound = (self.claims.get(claim.key) or claim).copy()
+        bound.annotations.update(claim.annotations)
+        bound.volume_name = volume_name
+        bound.annotations[ANN_BIND_COMPLETED] = "yes"
+        bound.annotations[ANN_BOUND_BY_CONTROLLER] = "yes"
+        bound.phase = CLAIM_BOUND
+        self.claims[bound.key] = bound
+        self._assumed_claims.pop(bound.key, None)
 
 
 def _image_states(nodes: list[Node]) -> dict[str, dict[str, ImageState]]:

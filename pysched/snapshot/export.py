@@ -26,6 +26,9 @@ try:
 except AttributeError:  # pragma: no cover - libyaml missing
     _Dumper = yaml.SafeDumper  # type: ignore[misc]
 
+# annotations the volume plugins read: redacting them would change the decisions
+KEEP_ANNOTATIONS = frozenset({"volume.kubernetes.io/selected-node", "volume.beta.kubernetes.io/storage-class",
+                              "storage.alpha.kubernetes.io/migrated-plugins"})
 PLACEHOLDER = "REDACTED"
 ANNOTATION_PREFIX = "pysched/"
 FORMATS = ("yaml", "json")
@@ -89,7 +92,8 @@ def _redact(node: object) -> None:
         return
     meta = node.get("metadata")
     if isinstance(meta, dict) and isinstance(meta.get("annotations"), dict):
-        meta["annotations"] = {k: PLACEHOLDER for k in meta["annotations"]}
+        meta["annotations"] = {k: (v if k in KEEP_ANNOTATIONS else PLACEHOLDER)
+                               for k, v in meta["annotations"].items()}
     env = node.get("env")
     if isinstance(env, list):
         for var in env:

@@ -92,6 +92,8 @@ RESOURCES: tuple[Resource, ...] = (
     Resource("StorageClass", "storage.k8s.io/v1", "storageclasses", optional=True),
     Resource("CSINode", "storage.k8s.io/v1", "csinodes", optional=True),
     Resource("CSIDriver", "storage.k8s.io/v1", "csidrivers", optional=True),
+    Resource("VolumeAttachment", "storage.k8s.io/v1", "volumeattachments", optional=True),
+    Resource("CSIStorageCapacity", "storage.k8s.io/v1", "csistoragecapacities", optional=True),
 )
 
 

@@ -46,6 +46,15 @@ from pysched.model.objects import (
     parse_workload,
     validate_pod,
 )
+from pysched.model.storage import (
+    parse_csi_driver,
+    parse_csi_node,
+    parse_csi_storage_capacity,
+    parse_pv,
+    parse_pvc,
+    parse_storage_class,
+    parse_volume_attachment,
+)
 from pysched.snapshot.cluster import Cluster
 
 try:  # the C loader is many times faster on large dumps
@@ -69,11 +78,18 @@ MAX_ALIAS_NODES = 1_000_000  # nodes that aliases may add to one file when expan
 LOCATE_MAX_CHARS = 8 << 20  # error messages name the line of the field in files up to this size
 BUILTIN_PRIORITY_CLASSES = {"system-node-critical": 2000001000, "system-cluster-critical": 2000000000}
 WORKLOAD_KINDS = ("Service", "ReplicationController", "ReplicaSet", "StatefulSet")
-USED_KINDS = {"Node", "Pod", "Namespace", "PriorityClass", "PodDisruptionBudget", *WORKLOAD_KINDS}
+STORAGE_KINDS = ("PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode", "CSIDriver",
+                 "VolumeAttachment", "CSIStorageCapacity")
+USED_KINDS = {"Node", "Pod", "Namespace", "PriorityClass", "PodDisruptionBudget", *WORKLOAD_KINDS, *STORAGE_KINDS}
 API_VERSIONS = {"Node": ("v1",), "Pod": ("v1",), "Namespace": ("v1",), "Service": ("v1",),
                 "ReplicationController": ("v1",), "PriorityClass": ("scheduling.k8s.io/v1",),
-                "PodDisruptionBudget": ("policy/v1",), "ReplicaSet": ("apps/v1",), "StatefulSet": ("apps/v1",)}
-CLUSTER_SCOPED = ("Node", "Namespace", "PriorityClass")
+                "PodDisruptionBudget": ("policy/v1",), "ReplicaSet": ("apps/v1",), "StatefulSet": ("apps/v1",),
+                "PersistentVolume": ("v1",), "PersistentVolumeClaim": ("v1",),
+                "StorageClass": ("storage.k8s.io/v1",), "CSINode": ("storage.k8s.io/v1",),
+                "CSIDriver": ("storage.k8s.io/v1",), "VolumeAttachment": ("storage.k8s.io/v1",),
+                "CSIStorageCapacity": ("storage.k8s.io/v1",)}
+CLUSTER_SCOPED = ("Node", "Namespace", "PriorityClass", "PersistentVolume", "StorageClass", "CSINode", "CSIDriver",
+                  "VolumeAttachment")
 
 # Fields of Kubernetes v1.34 the API server knows; strict mode refuses others, default mode warns.
 OBJECT_FIELDS = ("apiVersion", "kind", "metadata", "spec", "status")
@@ -655,6 +671,8 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
                 cluster.priority_classes[pc.name] = pc
             elif kind == "PodDisruptionBudget":
                 cluster.pdbs.append(parse_pdb(obj))
+            elif kind in STORAGE_KINDS:
+                _add_storage(cluster, kind, obj)
             else:
                 cluster.workloads.setdefault(kind, []).append(parse_workload(obj, kind))
         except FieldError as e:
@@ -677,6 +695,26 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
     _admit(cluster, pods)
     _warn_nothing_to_do(cluster)
     return cluster
+
+
+def _add_storage(cluster: Cluster, kind: str, obj: Mapping) -> None:
+    if kind == "PersistentVolume":
+        cluster.pvs.append(parse_pv(obj))
+    elif kind == "PersistentVolumeClaim":
+        cluster.pvcs.append(parse_pvc(obj))
+    elif kind == "StorageClass":
+        sc = parse_storage_class(obj)
+        cluster.storage_classes[sc.name] = sc
+    elif kind == "CSINode":
+        cn = parse_csi_node(obj)
+        cluster.csi_nodes[cn.name] = cn
+    elif kind == "CSIDriver":
+        cd = parse_csi_driver(obj)
+        cluster.csi_drivers[cd.name] = cd
+    elif kind == "VolumeAttachment":
+        cluster.volume_attachments.append(parse_volume_attachment(obj))
+    else:
+        cluster.csi_storage_capacities.append(parse_csi_storage_capacity(obj))
 
 
 def _failer(problems: _Problems, doc: Document, where: str, obj: Mapping):  # noqa: ANN202
