@@ -105,3 +105,17 @@ def test_pod_on_unknown_node_is_on_no_node(tmp_path: Path) -> None:
     cluster = load_snapshot([write(tmp_path, "s.yaml", yaml.safe_dump_all(docs))])
     assert cluster.pods == []
     assert any("gone" in w for w in cluster.warnings)
+
+
+def test_json_documents_inside_a_yaml_stream(tmp_path: Path) -> None:
+    """kubectl -o json outputs joined with '---' are parsed as JSON; YAML documents beside them still
+    load, and document numbers and lines stay those of the whole stream."""
+    text = (yaml.safe_dump(NODE) + "---   \n" + json.dumps(pod("a"), indent=1) + "\n---\n"
+            + yaml.safe_dump(pod("b")))
+    cluster = load_snapshot([write(tmp_path, "s.yaml", text)])
+    assert [p.key for p in cluster.pods] == ["ns/a", "ns/b"]
+    from pysched.snapshot.loader import parse_documents
+    docs = list(parse_documents(text, "s.yaml"))
+    assert [d.index for d in docs] == [1, 2, 3]
+    assert text.splitlines()[docs[1].line - 1].startswith("{")
+    assert text.splitlines()[docs[2].line - 1].startswith("apiVersion")
