@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import traceback
 from collections.abc import Callable
+from enum import StrEnum
 from typing import TypeVar
 
 import typer
@@ -15,6 +16,25 @@ from pysched.framework.registry import Registry
 from pysched.plugins import in_tree_registry
 from pysched.snapshot.cluster import Cluster
 from pysched.snapshot.loader import DEFAULT_MAX_BYTES, load_snapshot
+
+
+class Output(StrEnum):
+    table = "table"
+    json = "json"
+    yaml = "yaml"
+
+
+class TableFormat(StrEnum):
+    auto = "auto"
+    rich = "rich"
+    plain = "plain"
+    github = "github"
+
+
+class TieBreak(StrEnum):
+    name = "name"
+    random = "random"
+
 
 T = TypeVar("T")
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_UNSCHEDULABLE = 0, 1, 2, 3

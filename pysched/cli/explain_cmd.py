@@ -9,13 +9,15 @@ import contextlib
 import difflib
 import sys
 from collections.abc import Callable, Iterator
-from enum import StrEnum
 from typing import Annotated
 
 import typer
 
 from pysched.cli.common import (
     EXIT_UNSCHEDULABLE,
+    Output,
+    TableFormat,
+    TieBreak,
     build_registry,
     guarded,
     load_inputs,
@@ -26,25 +28,6 @@ from pysched.cli.plugins_cmd import PluginDirOption
 from pysched.errors import InputError
 from pysched.model.objects import Pod
 from pysched.snapshot.cluster import Cluster
-
-
-class Output(StrEnum):
-    table = "table"
-    json = "json"
-    yaml = "yaml"
-
-
-class TableFormat(StrEnum):
-    auto = "auto"
-    rich = "rich"
-    plain = "plain"
-    github = "github"
-
-
-class TieBreak(StrEnum):
-    name = "name"
-    random = "random"
-
 
 FILENAME_HELP = "Snapshot files or folders ('-' for stdin; repeatable). Without: the live cluster."
 KUBECONFIG_HELP = ("Kubeconfig file (else $KUBECONFIG, else ~/.kube/config, else in-cluster); used when no "

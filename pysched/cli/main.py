@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from enum import StrEnum
 from typing import Annotated
 
 import typer
@@ -12,6 +11,9 @@ import typer
 from pysched import __version__
 from pysched.cli.common import (
     EXIT_INPUT,
+    Output,
+    TableFormat,
+    TieBreak,
     build_registry,
     guarded,
     load_inputs,
@@ -25,24 +27,6 @@ from pysched.snapshot.loader import DEFAULT_MAX_BYTES
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   help="What-if analyzer for the Kubernetes scheduler (kube-scheduler v1.34 semantics).")
-
-
-class Output(StrEnum):
-    table = "table"
-    json = "json"
-    yaml = "yaml"
-
-
-class TableFormat(StrEnum):
-    auto = "auto"
-    rich = "rich"
-    plain = "plain"
-    github = "github"
-
-
-class TieBreak(StrEnum):
-    name = "name"
-    random = "random"
 
 
 def _version(value: bool) -> None:

@@ -4,17 +4,14 @@ configured; and the ``--plugin-dir`` option the commands share."""
 from __future__ import annotations
 
 import sys
-from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
 
-from pysched.cli.common import guarded, load_scheduler_config
+from pysched.cli.common import Output, build_registry, guarded, load_scheduler_config
 from pysched.errors import InputError
 from pysched.framework.config import ProfileConfig, SchedulerConfig
-from pysched.framework.discovery import build_registry
 from pysched.framework.registry import Registry
-from pysched.plugins import in_tree_registry
 from pysched.report.serialize import to_json, to_yaml
 
 PLUGIN_DIR_HELP = ("A folder of out-of-tree plugin modules (repeatable); the checkout's plugins/ folder and "
@@ -22,17 +19,6 @@ PLUGIN_DIR_HELP = ("A folder of out-of-tree plugin modules (repeatable); the che
 
 #: the ``--plugin-dir`` option, for any command that builds the registry
 PluginDirOption = Annotated[list[str] | None, typer.Option("--plugin-dir", metavar="DIR", help=PLUGIN_DIR_HELP)]
-
-
-def plugin_registry(plugin_dirs: list[str] | None = None) -> Registry:
-    """The in-tree plugins plus every out-of-tree plugin found (repository, ``--plugin-dir``, entry points)."""
-    return build_registry(plugin_dirs or [], base=in_tree_registry())
-
-
-class Output(StrEnum):
-    table = "table"
-    json = "json"
-    yaml = "yaml"
 
 
 def _profile(cfg: SchedulerConfig, name: str | None) -> ProfileConfig:
@@ -92,7 +78,7 @@ def plugins_command(
     """List every registered plugin: its source, extension points, score weight and where it is enabled."""
 
     def run() -> None:
-        registry = plugin_registry(plugin_dir)
+        registry = build_registry(plugin_dir)
         cfg = load_scheduler_config(config, registry)
         prof = _profile(cfg, profile)
         rows = plugin_rows(registry, prof)

@@ -194,9 +194,8 @@ def _cycle_headline(c: CycleTrace) -> tuple[str, str]:
     return f"pass {c.pass_no}: {c.outcome}", style
 
 
-def cycle_blocks(c: CycleTrace, max_rows: int) -> list[Block]:
-    headline, style = _cycle_headline(c)
-    out: list[Block] = [Heading(headline, 3)]
+def cycle_fact_lines(c: CycleTrace) -> list[str]:
+    """What happened before and around the filters of one cycle, one line per fact."""
     lines: list[str] = []
     if c.preenqueue_reject is not None:
         lines.append(f"PreEnqueue: {sm.status_text(c.preenqueue_reject)}")
@@ -214,6 +213,13 @@ def cycle_blocks(c: CycleTrace, max_rows: int) -> list[Block]:
         lines.append(f"message: {c.message}")
     if c.error and c.error != c.message:
         lines.append(f"error: {c.error}")
+    return lines
+
+
+def cycle_blocks(c: CycleTrace, max_rows: int) -> list[Block]:
+    headline, style = _cycle_headline(c)
+    out: list[Block] = [Heading(headline, 3)]
+    lines = cycle_fact_lines(c)
     if c.bound_by:
         lines.append(f"bound by {c.bound_by}")
     out.extend(Text(line) for line in lines)

@@ -29,6 +29,7 @@ from pysched.report.document import (
     _limit,
     _more,
     _plural,
+    cycle_fact_lines,
     filter_block,
     score_block,
 )
@@ -283,24 +284,7 @@ def build_explain_document(e: Explanation, *, all_nodes: bool = False,
 
 def cycle_blocks(c: CycleTrace, gates: list[str], *, all_nodes: bool, max_rows: int) -> list[Block]:
     out: list[Block] = [Heading(f"pass {c.pass_no}: {verdict_text(c, gates)}", 2)]
-    lines: list[str] = []
-    if c.preenqueue_reject is not None:
-        lines.append(f"PreEnqueue: {sm.status_text(c.preenqueue_reject)}")
-    if c.prefilter_reject is not None:
-        lines.append(f"PreFilter rejected the pod: {sm.status_text(c.prefilter_reject)}")
-    if c.prefilter_nodes is not None:
-        lines.append(f"PreFilter narrowed the nodes to {_plural(len(c.prefilter_nodes), 'node')}: "
-                     f"{sm.fmt_list(c.prefilter_nodes, 10)}")
-    if c.fast_path:
-        lines.append(f"nominated node {c.node or c.nominated_node_before} passed every filter: "
-                     "no other node was evaluated")
-    elif c.nominated_node_before:
-        lines.append(f"nominated node before this cycle: {c.nominated_node_before}")
-    if c.message and c.outcome != sm.SCHEDULED:
-        lines.append(f"message: {c.message}")
-    if c.error and c.error != c.message:
-        lines.append(f"error: {c.error}")
-    out.extend(Text(line) for line in lines)
+    out.extend(Text(line) for line in cycle_fact_lines(c))
     fm = sm.filter_matrix(c)
     if fm is not None:
         if all_nodes:
