@@ -11,7 +11,6 @@ and review ``git diff tests/golden`` before committing. Under ``CliRunner`` stdo
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -22,27 +21,16 @@ from pysched.cli import main as cli_main
 from pysched.cli.main import app
 from pysched.errors import InputError
 from pysched.scheduler.simulation import Simulation
+from tests.golden import assert_golden
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = str(ROOT / "fixtures" / "demo.yaml")
-GOLDEN = Path(__file__).resolve().parent / "golden"
-UPDATE = os.environ.get("PYSCHED_UPDATE_GOLDEN") == "1"
 ENV = {"COLUMNS": "80", "LINES": "40", "NO_COLOR": None, "FORCE_COLOR": None}
 COLOUR = {"FORCE_COLOR": "1", "TERM": "xterm-256color"}
 TRACEBACK = "Traceback (most recent call last)"
 ETL_MESSAGE = ("0/4 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 3 Insufficient cpu. "
                "no new claims to deallocate, preemption: 0/4 nodes are available: 4 Preemption is not helpful "
                "for scheduling.")
-
-
-def assert_golden(name: str, text: str) -> None:
-    path = GOLDEN / name
-    if UPDATE:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        return
-    assert path.exists(), f"missing golden {path}: run with PYSCHED_UPDATE_GOLDEN=1 to create it"
-    assert text == path.read_text(encoding="utf-8"), f"{name} differs (PYSCHED_UPDATE_GOLDEN=1 regenerates)"
 
 
 def run(*args: str, env: dict[str, str | None] | None = None, input: str | None = None):  # noqa: A002

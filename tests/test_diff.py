@@ -22,7 +22,8 @@ from pysched.report.diff import build_diff, changed_pods, diff_data, placements,
 from pysched.scheduler.simulation import Simulation, SimulationOptions
 from pysched.snapshot.loader import load_snapshot
 from tests.conformance.harness import SCENARIOS, scenario_inputs
-from tests.test_cli import DEMO, ROOT, assert_golden, ok, run
+from tests.golden import assert_golden
+from tests.test_cli import DEMO, ROOT, ok, run
 
 BINPACK = str(ROOT / "fixtures" / "demo-config-binpack.yaml")
 

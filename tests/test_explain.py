@@ -22,7 +22,8 @@ from pysched.scheduler.simulation import Simulation, SimulationOptions
 from pysched.scheduler.whatif import Explanation, explain_pod
 from pysched.snapshot.loader import load_snapshot
 from tests.conformance.harness import SCENARIOS, scenario_inputs
-from tests.test_cli import DEMO, ETL_MESSAGE, ROOT, assert_golden, ok, run
+from tests.golden import assert_golden
+from tests.test_cli import DEMO, ETL_MESSAGE, ROOT, ok, run
 
 WHATIF = str(ROOT / "fixtures" / "whatif.yaml")
 

@@ -12,7 +12,6 @@ before the comparison (rich pads every table line to the column widths).
 from __future__ import annotations
 
 import io
-import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -30,27 +29,16 @@ from pysched.report.table import render_simulation
 from pysched.scheduler.simulation import Simulation, SimulationOptions, SimulationResult
 from pysched.scheduler.trace import CycleTrace
 from pysched.snapshot.loader import load_snapshot
+from tests.golden import assert_golden
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "fixtures" / "demo.yaml"
-GOLDEN = Path(__file__).resolve().parent / "golden"
-UPDATE = os.environ.get("PYSCHED_UPDATE_GOLDEN") == "1"
 ETL_MESSAGE = ("0/4 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 3 Insufficient cpu. "
                "no new claims to deallocate, preemption: 0/4 nodes are available: 4 Preemption is not helpful "
                "for scheduling.")
 TRAINER2_MESSAGE = ("0/4 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 3 node(s) didn't "
                     "match Pod's node affinity/selector. no new claims to deallocate, preemption: 0/4 nodes are "
                     "available: 4 Preemption is not helpful for scheduling.")
-
-
-def assert_golden(name: str, text: str) -> None:
-    path = GOLDEN / name
-    if UPDATE:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        return
-    assert path.exists(), f"missing golden {path}: run with PYSCHED_UPDATE_GOLDEN=1 to create it"
-    assert text == path.read_text(encoding="utf-8"), f"{name} differs (PYSCHED_UPDATE_GOLDEN=1 regenerates)"
 
 
 def simulate(path: Path = DEMO, *, trace_pods: set[str] | None = None, trace: bool = False) -> SimulationResult:

@@ -574,11 +574,6 @@ def parse_node_resources_fit_args(raw: Mapping[str, Any] | None,
     return NodeResourcesFitArgs(ignored, groups, strategy), pre + errs
 
 
-def decode_node_resources_fit_args(raw: Mapping[str, Any] | None, path: str = "") -> NodeResourcesFitArgs:
-    args, errs = parse_node_resources_fit_args(raw, path)
-    raise_all(errs)
-    return args
-
 
 # --------------------------------------------------------------------------------------------------
 # NodeResourcesBalancedAllocation
@@ -602,12 +597,6 @@ def parse_balanced_allocation_args(
     return NodeResourcesBalancedAllocationArgs(resources), errs
 
 
-def decode_node_resources_balanced_allocation_args(raw: Mapping[str, Any] | None,
-                                                   path: str = "") -> NodeResourcesBalancedAllocationArgs:
-    args, errs = parse_balanced_allocation_args(raw, path)
-    raise_all(errs)
-    return args
-
 
 # --------------------------------------------------------------------------------------------------
 # InterPodAffinity
@@ -626,11 +615,6 @@ def parse_inter_pod_affinity_args(raw: Mapping[str, Any] | None,
         errs.append(invalid(child(path, "hardPodAffinityWeight"), weight, "not in valid range [0, 100]"))
     return InterPodAffinityArgs(weight, ignore), errs
 
-
-def decode_inter_pod_affinity_args(raw: Mapping[str, Any] | None, path: str = "") -> InterPodAffinityArgs:
-    args, errs = parse_inter_pod_affinity_args(raw, path)
-    raise_all(errs)
-    return args
 
 
 # --------------------------------------------------------------------------------------------------
@@ -698,11 +682,6 @@ def parse_pod_topology_spread_args(raw: Mapping[str, Any] | None,
     errs.extend(_constraint_errors(constraints, cpath))
     return PodTopologySpreadArgs(constraints, defaulting), errs
 
-
-def decode_pod_topology_spread_args(raw: Mapping[str, Any] | None, path: str = "") -> PodTopologySpreadArgs:
-    args, errs = parse_pod_topology_spread_args(raw, path)
-    raise_all(errs)
-    return args
 
 
 # --------------------------------------------------------------------------------------------------
@@ -819,11 +798,6 @@ def parse_node_affinity_args(raw: Mapping[str, Any] | None,
     return NodeAffinityArgs(plain(affinity)), errs
 
 
-def decode_node_affinity_args(raw: Mapping[str, Any] | None, path: str = "") -> NodeAffinityArgs:
-    args, errs = parse_node_affinity_args(raw, path)
-    raise_all(errs)
-    return args
-
 
 # --------------------------------------------------------------------------------------------------
 # DefaultPreemption
@@ -850,11 +824,6 @@ def parse_default_preemption_args(raw: Mapping[str, Any] | None,
     return DefaultPreemptionArgs(pct, absolute), errs
 
 
-def decode_default_preemption_args(raw: Mapping[str, Any] | None, path: str = "") -> DefaultPreemptionArgs:
-    args, errs = parse_default_preemption_args(raw, path)
-    raise_all(errs)
-    return args
-
 
 # --------------------------------------------------------------------------------------------------
 # VolumeBinding (StorageCapacityScoring is alpha and off in v1.34: a shape is refused)
@@ -879,11 +848,6 @@ def parse_volume_binding_args(raw: Mapping[str, Any] | None,
     return VolumeBindingArgs(timeout, shape), errs
 
 
-def decode_volume_binding_args(raw: Mapping[str, Any] | None, path: str = "") -> VolumeBindingArgs:
-    args, errs = parse_volume_binding_args(raw, path)
-    raise_all(errs)
-    return args
-
 
 # --------------------------------------------------------------------------------------------------
 # DynamicResources (DRASchedulerFilterTimeout is beta and on in v1.34)
@@ -903,11 +867,6 @@ def parse_dynamic_resources_args(raw: Mapping[str, Any] | None,
     return DynamicResourcesArgs(ns / 1e9), errs
 
 
-def decode_dynamic_resources_args(raw: Mapping[str, Any] | None, path: str = "") -> DynamicResourcesArgs:
-    args, errs = parse_dynamic_resources_args(raw, path)
-    raise_all(errs)
-    return args
-
 
 # --------------------------------------------------------------------------------------------------
 
@@ -925,14 +884,14 @@ PARSERS: dict[str, ArgsParser] = {
     "DynamicResources": parse_dynamic_resources_args,
 }
 
+def _raising(parse: ArgsParser) -> Callable[[Mapping[str, Any] | None, str], Any]:
+    def decode(raw: Mapping[str, Any] | None, path: str = "") -> Any:
+        args, errs = parse(raw, path)
+        raise_all(errs)
+        return args
+    return decode
+
+
 #: plugin name -> decode + default + validate (raises ConfigError)
 DECODERS: dict[str, Callable[[Mapping[str, Any] | None, str], Any]] = {
-    "NodeResourcesFit": decode_node_resources_fit_args,
-    "NodeResourcesBalancedAllocation": decode_node_resources_balanced_allocation_args,
-    "InterPodAffinity": decode_inter_pod_affinity_args,
-    "PodTopologySpread": decode_pod_topology_spread_args,
-    "NodeAffinity": decode_node_affinity_args,
-    "DefaultPreemption": decode_default_preemption_args,
-    "VolumeBinding": decode_volume_binding_args,
-    "DynamicResources": decode_dynamic_resources_args,
-}
+    name: _raising(parse) for name, parse in PARSERS.items()}

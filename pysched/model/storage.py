@@ -459,6 +459,14 @@ def _azure_disk_handle(src: Mapping) -> str:
     return str(src.get("diskURI") or "")
 
 
+
+def _azure_file_account(secret: str) -> str:
+    """The storage account named by an azureFile secret ``azure-storage-account-<account>-secret``."""
+    prefix, suffix = "azure-storage-account-", "-secret"
+    if secret.startswith(prefix) and secret.endswith(suffix) and len(secret) > len(prefix) + len(suffix):
+        return secret[len(prefix):-len(suffix)]
+    return secret
+
 def inline_csi_volume(volume: Mapping, namespace: str) -> tuple[str, str]:
     """(CSI driver, volume handle) of a migratable inline pod volume (``TranslateInTreeInlineVolumeToCSI``)."""
     kind = in_tree_source(volume)
@@ -473,10 +481,7 @@ def inline_csi_volume(volume: Mapping, namespace: str) -> tuple[str, str]:
     elif kind == "azureDisk":
         handle = _azure_disk_handle(src)
     elif kind == "azureFile":
-        secret = str(src.get("secretName") or "")
-        account = secret[len("azure-storage-account-"):-len("-secret")] \
-            if secret.startswith("azure-storage-account-") and secret.endswith("-secret") and \
-            len(secret) > len("azure-storage-account--secret") else secret
+        account = _azure_file_account(str(src.get("secretName") or ""))
         handle = f"#{account}#{src.get('shareName') or ''}#{volume.get('name', '')}#{namespace or 'default'}"
     elif kind == "vsphereVolume":
         handle = str(src.get("volumePath") or "")
@@ -518,10 +523,7 @@ def translate_pv(pv: PersistentVolume) -> PersistentVolume:
     elif kind == "azureDisk":
         handle = _azure_disk_handle(src)
     elif kind == "azureFile":
-        secret = str(src.get("secretName") or "")
-        account = secret[len("azure-storage-account-"):-len("-secret")] \
-            if secret.startswith("azure-storage-account-") and secret.endswith("-secret") and \
-            len(secret) > len("azure-storage-account--secret") else secret
+        account = _azure_file_account(str(src.get("secretName") or ""))
         namespace = src.get("secretNamespace") or (pv.claim_ref.namespace if pv.claim_ref else "")
         if not namespace:
             raise TranslationError("could not find a secret namespace in PersistentVolumeSource or ClaimRef")
