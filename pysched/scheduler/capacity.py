@@ -1,0 +1,630 @@
+"""Capacity planning: how many more copies of a pod fit, and how many nodes of a shape are needed.
+
+The contract is ``conformance/capacity/README.md``. The snapshot is simulated first (``simulate``); the
+pods it bound stay, its victims are gone, pods still pending are left out. Copies of a template are then
+scheduled one at a time by the full cycle against one live ``ClusterState``: each fitted copy is bound
+before the next copy's cycle, so spread, anti-affinity, ports and resources see it. Nothing is simulated
+again per copy: the cost of copy i is one cycle.
+
+The node-template search simulates the snapshot with n copies of a Node added (doubling, then
+bisection) and reports the smallest n that binds every pod that can fit such a node at all.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import hashlib
+import re
+import uuid
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from pysched.errors import InputError
+from pysched.framework.config import SchedulerConfig
+from pysched.framework.cycle_state import CycleState
+from pysched.framework.registry import Registry
+from pysched.framework.status import Code
+from pysched.model.objects import FieldError, Node, ObjectMeta, Pod, parse_node, parse_pod, validate_pod
+from pysched.model.timeutil import parse_time
+from pysched.scheduler.simulation import Simulation, SimulationOptions, SimulationResult
+from pysched.snapshot.cluster import Cluster, zone_key
+
+LIMIT_REACHED = "limit reached"
+DEFAULT_MAX_NODES = 1000
+NEVER = "Never"
+ZONE_LABEL = "topology.kubernetes.io/zone"
+HOSTNAME_LABEL = "kubernetes.io/hostname"
+_UID_ALPHABET_SEED = "pysched-uid"
+
+
+# ------------------------------------------------------------------------------------------ inputs
+@dataclass
+class Template:
+    """One ``--pod`` template: the Pod object as given and the file it came from."""
+
+    raw: dict
+    source: str
+
+    @property
+    def name(self) -> str:
+        meta = self.raw.get("metadata") or {}
+        name = meta.get("name")
+        if isinstance(name, str) and name:
+            return name
+        gen = meta.get("generateName")
+        return gen[:-1] if isinstance(gen, str) and gen.endswith("-") else str(gen or "")
+
+    @property
+    def namespace(self) -> str:
+        ns = (self.raw.get("metadata") or {}).get("namespace")
+        return ns if isinstance(ns, str) and ns else "default"
+
+
+def check_template(raw: Mapping, source: str) -> Template:
+    """A template must be one valid Pod that is not bound; raises ``InputError`` otherwise."""
+    kind = raw.get("kind")
+    if kind != "Pod":
+        raise InputError(f"a template must be a Pod, got kind {kind!r}", file=source, field="kind")
+    meta = raw.get("metadata")
+    if not isinstance(meta, Mapping):
+        raise InputError("required: metadata with a name or generateName", file=source, field="metadata")
+    name, gen = meta.get("name"), meta.get("generateName")
+    if not (isinstance(name, str) and name) and not (isinstance(gen, str) and gen):
+        raise InputError("required: metadata.name or metadata.generateName", file=source, field="metadata.name")
+    spec = raw.get("spec")
+    if not isinstance(spec, Mapping):
+        raise InputError("required: the pod's spec", file=source, field="spec")
+    if spec.get("nodeName"):
+        raise InputError(f"a template must not be bound: spec.nodeName is {spec.get('nodeName')!r}", file=source,
+                         field="spec.nodeName")
+    t = Template(dict(raw), source)
+    probe = _copy_raw(t, "probe", "", "", admitted_spec(spec, priority=0, policy=NEVER))
+    try:
+        parse_pod(probe)
+        validate_pod(probe)
+    except FieldError as e:
+        raise InputError(e.message, file=source, obj=f"Pod {t.namespace}/{t.name}", field=e.path) from None
+    return t
+
+
+# ------------------------------------------------------------------------------------------ admission
+AdmitFn = Callable[[dict, str, Cluster], dict]  # (spec, namespace, cluster) -> admitted spec
+
+
+def set_defaults_pod(spec: dict) -> dict:
+    """``SetDefaults_Pod``: a container limit without a request becomes the request."""
+    out = copy.deepcopy(spec)
+    for part in ("initContainers", "containers"):
+        for c in out.get(part) or []:
+            if not isinstance(c, dict):
+                continue
+            res = c.get("resources")
+            if not isinstance(res, dict) or not isinstance(res.get("limits"), dict):
+                continue
+            reqs = res.get("requests") if isinstance(res.get("requests"), dict) else {}
+            for k, v in res["limits"].items():
+                reqs.setdefault(k, v)
+            res["requests"] = reqs
+    return out
+
+
+def admitted_spec(spec: Mapping, priority: int, policy: str) -> dict:
+    """The spec of a copy after admission's priority step: the computed priority written in, the class
+    name dropped (so nothing later overwrites the policy from the class), ``nodeName`` dropped."""
+    out = dict(spec)
+    out.pop("nodeName", None)
+    out.pop("priorityClassName", None)
+    out["priority"] = priority
+    out["preemptionPolicy"] = policy
+    return out
+
+
+def resolve_priority(spec: Mapping, cluster: Cluster, source: str) -> tuple[int, str]:
+    """Priority admission of a created pod: the class's value (and policy), else the globalDefault
+    class, else ``spec.priority`` or 0. A class that does not exist is bad input."""
+    name = spec.get("priorityClassName")
+    own_policy = spec.get("preemptionPolicy") if spec.get("preemptionPolicy") in ("Never", "PreemptLowerPriority") \
+        else "PreemptLowerPriority"
+    if isinstance(name, str) and name:
+        pc = cluster.priority_classes.get(name)
+        if pc is None:
+            raise InputError(f"no PriorityClass with name {name} was found", file=source,
+                             field="spec.priorityClassName")
+        return pc.value, pc.preemption_policy or own_policy
+    for pc in sorted(cluster.priority_classes.values(), key=lambda c: c.name):
+        if pc.global_default:
+            return pc.value, pc.preemption_policy or own_policy
+    own = spec.get("priority")
+    return (own if isinstance(own, int) and not isinstance(own, bool) else 0), own_policy
+
+
+def default_admit(spec: dict, namespace: str, cluster: Cluster) -> dict:
+    """Admission of a created pod as far as this layer knows it (``SetDefaults_Pod``); the controllers
+    layer adds LimitRange defaulting and validation when present."""
+    del namespace, cluster
+    return set_defaults_pod(spec)
+
+
+def _controllers_admit() -> AdmitFn | None:
+    """The controllers layer's admission (LimitRange defaults and validation), when it exists."""
+    try:
+        from pysched.controllers import admission  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        return None
+    fn = getattr(admission, "admit_template_spec", None)
+    return fn if callable(fn) else None
+
+
+# ------------------------------------------------------------------------------------------ copies
+def object_uid(kind: str, namespace: str, name: str, k: int = 0) -> str:
+    """The deterministic uid of an object the simulation creates (workloads contract, *UIDs*)."""
+    digest = hashlib.sha256(f"{_UID_ALPHABET_SEED}/{kind}/{namespace}/{name}/{k}".encode()).digest()[:16]
+    return str(uuid.UUID(bytes=digest, version=4))
+
+
+def simulation_now(cluster: Cluster) -> str:
+    """*now*: one second after the latest creationTimestamp the loaded objects carry (whole seconds)."""
+    stamps = [p.meta.creation for p in cluster.pods] + [n.meta.creation for n in cluster.nodes]
+    latest = max((t for t in (parse_time(s) for s in stamps) if t is not None), default=None)
+    value = int(latest) + 1 if latest is not None else 1
+    return datetime.fromtimestamp(value, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _copy_raw(t: Template, name: str, uid: str, now: str, spec: dict) -> dict:
+    meta = t.raw.get("metadata") or {}
+    md: dict[str, Any] = {"name": name, "namespace": t.namespace}
+    if uid:
+        md["uid"] = uid
+    if now:
+        md["creationTimestamp"] = now
+    for k in ("labels", "annotations", "ownerReferences"):
+        if meta.get(k) is not None:
+            md[k] = meta[k]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": spec}
+
+
+class CopyMaker:
+    """Makes copy i of a template: parsed once, then each copy is a shallow clone with its own identity
+    (the spec's parsed parts are shared and never mutated)."""
+
+    def __init__(self, t: Template, cluster: Cluster, now: str, allow_preemption: bool,
+                 admit: AdmitFn | None = None) -> None:
+        self.template = t
+        self.name = t.name
+        self.namespace = t.namespace
+        self.now = now
+        spec = t.raw.get("spec") or {}
+        priority, policy = resolve_priority(spec, cluster, t.source)
+        admit = admit or _controllers_admit() or default_admit
+        try:
+            admitted = admit(dict(spec), t.namespace, cluster)
+        except InputError as e:
+            raise InputError(f"template rejected by admission: {e.detail}", file=t.source,
+                             obj=f"Pod {t.namespace}/{t.name}") from None
+        self.spec = admitted_spec(admitted, priority, policy if allow_preemption else NEVER)
+        proto_raw = _copy_raw(t, self.copy_name(0), "", now, self.spec)
+        try:
+            self.proto = parse_pod(proto_raw, 0)
+        except FieldError as e:
+            raise InputError(e.message, file=t.source, obj=f"Pod {t.namespace}/{t.name}", field=e.path) from None
+
+    def copy_name(self, i: int) -> str:
+        return f"{self.name}-copy-{i}"
+
+    def make(self, i: int, index: int = 0) -> Pod:
+        name = self.copy_name(i)
+        uid = object_uid("Pod", self.namespace, name)
+        raw = _copy_raw(self.template, name, uid, self.now, self.spec)
+        pod = copy.copy(self.proto)
+        pod.meta = dataclasses.replace(self.proto.meta, name=name, uid=uid)
+        pod.raw = raw
+        pod.node_name = ""
+        pod.nominated_node_name = ""
+        pod.index = index
+        pod.key = f"{self.namespace}/{name}"
+        return pod
+
+
+# ------------------------------------------------------------------------------------------ results
+@dataclass
+class TemplateAnswer:
+    name: str
+    namespace: str
+    count: int = 0
+    stop_reason: str = ""
+    per_node: Counter = field(default_factory=Counter)
+    per_zone: Counter = field(default_factory=Counter)
+    victims: list[str] = field(default_factory=list)
+    reasons: dict[str, int] = field(default_factory=dict)  # the stop reason's node counts, by reason
+
+    @property
+    def limiting(self) -> str:
+        """What ran out first: the reason that rejected the most nodes for the copy that did not fit."""
+        if not self.reasons:
+            return ""
+        return max(self.reasons.items(), key=lambda kv: (kv[1], kv[0]))[0]
+
+    def to_dict(self, allow_preemption: bool = False) -> dict:
+        d: dict[str, Any] = {"name": self.name, "namespace": self.namespace, "count": self.count,
+                             "stop_reason": self.stop_reason, "per_node": dict(sorted(self.per_node.items())),
+                             "per_zone": dict(sorted(self.per_zone.items())), "limiting": self.limiting}
+        if allow_preemption:
+            d["victims"] = list(self.victims)
+        return d
+
+
+@dataclass
+class NodeTemplateAnswer:
+    name: str
+    max_nodes: int
+    replicas: int
+    needed: int | None = None
+    probed: list[int] = field(default_factory=list)
+    unfittable: list[dict] = field(default_factory=list)
+    placement: dict[str, str] = field(default_factory=dict)
+    pending: list[str] = field(default_factory=list)  # pods still pending at n = needed (unfittable ones)
+    utilisation: dict[str, dict[str, float]] = field(default_factory=dict)  # resource -> {all, new}
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "needed": self.needed, "max_nodes": self.max_nodes, "replicas": self.replicas,
+                "probed": list(self.probed), "unfittable": list(self.unfittable),
+                "placement": dict(sorted(self.placement.items())), "pending": list(self.pending),
+                "utilisation": self.utilisation}
+
+
+@dataclass
+class CapacityAnswer:
+    mode: str
+    templates: list[TemplateAnswer]
+    node_template: NodeTemplateAnswer | None
+    allow_preemption: bool
+    max_copies: int | None
+    starting: SimulationResult | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        d: dict[str, Any] = {"mode": self.mode,
+                             "templates": [t.to_dict(self.allow_preemption) for t in self.templates]}
+        if self.max_copies is not None:
+            d["max"] = self.max_copies
+        if self.node_template is not None:
+            d["node_template"] = self.node_template.to_dict()
+        if self.starting is not None:
+            d["starting_cluster"] = {"nodes": self.starting.nodes, "bound": len(self.starting.bindings),
+                                     "left_out": list(self.starting.pending)}
+        d["warnings"] = list(self.warnings)
+        return d
+
+
+@dataclass
+class CapacityOptions:
+    mode: str = "independent"  # independent | together
+    max_copies: int | None = None
+    allow_preemption: bool = False
+    tie_break: str = "name"
+    seed: int = 0
+    batched: bool = True
+    node_template: dict | None = None  # the Node object
+    node_template_source: str = ""
+    replicas: int = 0
+    max_nodes: int = DEFAULT_MAX_NODES
+    now: str | None = None
+
+
+_REASON = re.compile(r"(\d+) (.+)")
+
+
+def message_reasons(message: str) -> dict[str, int]:
+    """The node counts of a FailedScheduling message (``0/6 nodes are available: 6 Insufficient memory.``)."""
+    head, sep, rest = message.partition(" nodes are available: ")
+    if not sep:
+        return {}
+    body = rest.split(". ", 1)[0].rstrip(".")
+    out: dict[str, int] = {}
+    for part in body.split(", "):
+        m = _REASON.fullmatch(part.strip())
+        if m:
+            out[m.group(2)] = int(m.group(1))
+    return out
+
+
+# ------------------------------------------------------------------------------------------ the engine
+def starting_cluster(cluster: Cluster, config: SchedulerConfig, registry: Registry,
+                     options: SimulationOptions) -> tuple[Cluster, SimulationResult]:
+    """The snapshot simulated as ``simulate`` does; the cluster it leaves: bound pods on their nodes, victims
+    gone, pods still pending left out (no nominations), storage as the simulation bound it."""
+    work = copy.deepcopy(cluster)
+    sim = Simulation(work, config, registry, options)
+    result = sim.run()
+    state = sim.state
+    bound = [p for p in work.pods if p.key in state.pod_node and p.node_name]
+    bound_keys = {p.key for p in bound}
+    # pods bound during the simulation that were not input pods cannot exist here; keep input order
+    start = dataclasses.replace(work, pods=bound, pvcs=list(state.storage.claims.values()),
+                                pvs=list(state.storage.volumes.values()),
+                                warnings=list(work.warnings), rejected_pods=list(work.rejected_pods))
+    for p in start.pods:
+        p.nominated_node_name = ""
+    del bound_keys
+    return start, result
+
+
+class _Counter:
+    """Copies of one template counted against one simulation's live state."""
+
+    def __init__(self, maker: CopyMaker, answer: TemplateAnswer) -> None:
+        self.maker = maker
+        self.answer = answer
+        self.i = 0
+        self.done = False
+
+
+def _zone_of(node: Node) -> str:
+    labels = node.labels
+    if ZONE_LABEL in labels:
+        return labels[ZONE_LABEL]
+    return labels.get("failure-domain.beta.kubernetes.io/zone", "") or "(none)"
+
+
+def _try_copy(sim: Simulation, c: _Counter, allow_preemption: bool, max_copies: int | None, index: int) -> None:
+    """Schedule the next copy of ``c``; mark it done when it does not fit or the limit is reached."""
+    if max_copies is not None and c.i >= max_copies:
+        c.answer.stop_reason = LIMIT_REACHED
+        c.done = True
+        return
+    c.i += 1
+    pod = c.maker.make(c.i, index)
+    tr = sim.cycle(pod, 1)
+    if tr.outcome == "Waiting":  # a Permit plugin holds it: the pass ends now, as for the queue
+        sim.scheduler.end_pass(1)
+    node = tr.node if tr.outcome == "Scheduled" else None
+    if node is None and tr.outcome == "Nominated" and allow_preemption and tr.nominated_node:
+        c.answer.victims.extend(tr.victims or [])
+        # the nominated copy is bound to its node before the next copy (its own next cycle would take it)
+        again = sim.cycle(pod, 2)
+        if again.outcome == "Scheduled":
+            node = again.node
+        else:
+            sim.state.bind(pod, tr.nominated_node)
+            node = tr.nominated_node
+    if node is None:
+        c.answer.stop_reason = tr.message or tr.error or tr.outcome
+        c.answer.reasons = message_reasons(c.answer.stop_reason)
+        c.done = True
+        return
+    c.answer.count += 1
+    c.answer.per_node[node] += 1
+    ni = sim.state.get(node)
+    if ni is not None:
+        c.answer.per_zone[_zone_of(ni.node)] += 1
+
+
+def count_copies(start: Cluster, makers: list[CopyMaker], config: SchedulerConfig, registry: Registry,
+                 options: CapacityOptions) -> list[TemplateAnswer]:
+    """Count the copies of every template, ``independent`` (each alone against ``start``) or
+    ``together`` (round-robin on one cluster, a template that stops is dropped)."""
+    sim_opts = SimulationOptions(tie_break=options.tie_break, seed=options.seed, batched=options.batched)
+    answers = [TemplateAnswer(m.name, m.namespace) for m in makers]
+    index = len(start.pods) + 1
+    if options.mode == "together":
+        sim = Simulation(start, config, registry, sim_opts)
+        counters = [_Counter(m, a) for m, a in zip(makers, answers, strict=True)]
+        while True:
+            active = [c for c in counters if not c.done]
+            if not active:
+                break
+            for c in active:
+                _try_copy(sim, c, options.allow_preemption, options.max_copies, index)
+                index += 1
+        return answers
+    for m, a in zip(makers, answers, strict=True):
+        # a fresh state per template: the previous template's copies were never there
+        sim = Simulation(_fresh(start), config, registry, sim_opts)
+        c = _Counter(m, a)
+        while not c.done:
+            _try_copy(sim, c, options.allow_preemption, options.max_copies, index)
+            index += 1
+    return answers
+
+
+def _fresh(start: Cluster) -> Cluster:
+    """The starting cluster again; victims of ``--allow-preemption`` and storage bindings are per run."""
+    return dataclasses.replace(start, pods=list(start.pods), pvcs=[c.copy() for c in start.pvcs],
+                               pvs=[v.copy() for v in start.pvs])
+
+
+def run_capacity(cluster: Cluster, templates: list[Template], config: SchedulerConfig, registry: Registry,
+                 options: CapacityOptions) -> CapacityAnswer:
+    if options.mode not in ("independent", "together"):
+        raise InputError(f"--mode must be 'independent' or 'together', got {options.mode!r}")
+    if options.max_copies is not None and options.max_copies < 0:
+        raise InputError(f"--max must be 0 or more, got {options.max_copies}")
+    now = options.now or simulation_now(cluster)
+    sim_opts = SimulationOptions(tie_break=options.tie_break, seed=options.seed, batched=options.batched)
+    if options.node_template is not None:
+        nt = node_template_search(cluster, templates, config, registry, options, now)
+        return CapacityAnswer(options.mode, [], nt, options.allow_preemption, options.max_copies,
+                              warnings=list(cluster.warnings))
+    start, result = starting_cluster(cluster, config, registry, sim_opts)
+    makers = [CopyMaker(t, start, now, options.allow_preemption) for t in templates]
+    answers = count_copies(start, makers, config, registry, options)
+    warnings = list(cluster.warnings)
+    if result.pending:
+        warnings.append(f"{len(result.pending)} pending pod(s) of the snapshot did not fit; they are left out "
+                        f"of the starting cluster")
+    return CapacityAnswer(options.mode, answers, None, options.allow_preemption, options.max_copies, result,
+                          warnings)
+
+
+# ------------------------------------------------------------------------------------------ node templates
+def check_node_template(raw: Mapping, source: str) -> Node:
+    if raw.get("kind") != "Node":
+        raise InputError(f"a node template must be a Node, got kind {raw.get('kind')!r}", file=source, field="kind")
+    try:
+        return parse_node(raw)
+    except FieldError as e:
+        raise InputError(e.message, file=source, obj="Node", field=e.path) from None
+
+
+def node_copy_names(template: Node, n: int) -> list[str]:
+    return [f"{template.name}-{j}" for j in range(1, n + 1)]
+
+
+def add_nodes(cluster: Cluster, template_raw: dict, n: int, now: str) -> Cluster:
+    """The cluster with ``n`` copies of the Node added after its nodes: ``<name>-1`` ... ``<name>-n``
+    (hostname label following the name, a fresh uid, creationTimestamp *now*)."""
+    base = parse_node(template_raw)
+    existing = {x.name for x in cluster.nodes}
+    nodes = list(cluster.nodes)
+    for name in node_copy_names(base, n):
+        if name in existing:
+            raise InputError(f"node template copy {name!r} already exists in the snapshot", field="metadata.name")
+        raw = copy.deepcopy(template_raw)
+        md = raw.setdefault("metadata", {})
+        md["name"] = name
+        md["uid"] = object_uid("Node", "", name)
+        md["creationTimestamp"] = now
+        labels = md.get("labels")
+        if isinstance(labels, dict) and HOSTNAME_LABEL in labels:
+            labels[HOSTNAME_LABEL] = name
+        nodes.append(parse_node(raw))
+    return dataclasses.replace(cluster, nodes=nodes)
+
+
+def _with_copies(cluster: Cluster, makers: list[CopyMaker], replicas: int) -> tuple[Cluster, list[str]]:
+    """The cluster with ``replicas`` copies of each template pending after the snapshot's pods (copies
+    have creationTimestamp *now*, so they queue behind the snapshot's pods of equal priority)."""
+    pods = list(cluster.pods)
+    keys = []
+    index = max((p.index for p in pods), default=0) + 1
+    for m in makers:
+        for i in range(1, replicas + 1):
+            p = m.make(i, index)
+            index += 1
+            pods.append(p)
+            keys.append(p.key)
+    return dataclasses.replace(cluster, pods=pods), keys
+
+
+def _fit_verdict(sim: Simulation, pod: Pod, node_name: str) -> dict | None:
+    """None when ``pod`` passes PreFilter and Filter on the empty node copy; else its plugin and reasons."""
+    fwk = sim.frameworks.get(pod.scheduler_name)
+    if fwk is None:
+        return {"plugin": "", "reasons": [f"schedulerName {pod.scheduler_name!r} has no profile"]}
+    state = CycleState()
+    nodes = sim.state.node_infos
+    pre_result, st, returned = fwk.run_pre_filter(state, pod, nodes)
+    if st is not None and st.code != Code.Success:
+        return {"plugin": st.plugin or "", "reasons": list(st.reasons) or [st.message()]}
+    if pre_result is not None and not pre_result.all_nodes() and node_name not in (pre_result.node_names or set()):
+        plugins = " ".join(sorted(returned))
+        return {"plugin": plugins, "reasons": [f"node(s) didn't satisfy plugin(s) [{plugins}]"]}
+    ni = sim.state.get(node_name)
+    assert ni is not None
+    fst = fwk.run_filter(state, pod, ni)
+    if fst is None or fst.code == Code.Success:
+        return None
+    return {"plugin": fst.plugin or "", "reasons": list(fst.reasons) or [fst.message()]}
+
+
+def _workload_key(pod: Pod, cluster: Cluster) -> str | None:
+    """``Kind/namespace/name`` of the pod's controller owner (as far as the snapshot holds it)."""
+    ref = pod.meta.controller_ref()
+    if ref is None:
+        return None
+    return f"{ref.get('kind')}/{pod.namespace}/{ref.get('name')}"
+
+
+def node_template_search(cluster: Cluster, templates: list[Template], config: SchedulerConfig, registry: Registry,
+                         options: CapacityOptions, now: str) -> NodeTemplateAnswer:
+    raw = options.node_template or {}
+    base = check_node_template(raw, options.node_template_source)
+    if options.max_nodes < 0:
+        raise InputError(f"--max-nodes must be 0 or more, got {options.max_nodes}")
+    if options.replicas < 0:
+        raise InputError(f"--replicas must be 0 or more, got {options.replicas}")
+    answer = NodeTemplateAnswer(base.name, options.max_nodes, options.replicas)
+    sim_opts = SimulationOptions(tie_break=options.tie_break, seed=options.seed, batched=options.batched)
+    makers = [CopyMaker(t, cluster, now, options.allow_preemption) for t in templates]
+    workload_base, copy_keys = _with_copies(cluster, makers, options.replicas)
+    pending = [p for p in workload_base.pods if not p.node_name]
+    pending_keys = [p.key for p in pending]
+
+    # unfittable: each pending pod alone against the cluster with one empty copy of the node
+    first = node_copy_names(base, 1)[0]
+    one = add_nodes(dataclasses.replace(workload_base, pods=[p for p in workload_base.pods if p.node_name]),
+                    raw, 1, now)
+    probe = Simulation(copy.deepcopy(one), config, registry, sim_opts)
+    unfit: set[str] = set()
+    for p in pending:
+        verdict = _fit_verdict(probe, p, first)
+        if verdict is None:
+            continue
+        unfit.add(p.key)
+        answer.unfittable.append({"pod": p.key, "workload": _workload_key(p, cluster), **verdict})
+    answer.unfittable.sort(key=lambda u: u["pod"])
+    must = [k for k in pending_keys if k not in unfit]
+
+    results: dict[int, SimulationResult] = {}
+
+    def fits(n: int) -> bool:
+        answer.probed.append(n)
+        work = copy.deepcopy(add_nodes(workload_base, raw, n, now))
+        res = Simulation(work, config, registry, sim_opts).run()
+        results[n] = res
+        return all(k in res.bindings for k in must)
+
+    needed: int | None = None
+    if fits(0):
+        needed = 0
+    else:
+        lo, hi = 0, None
+        n = 1
+        while n <= options.max_nodes:
+            if fits(n):
+                hi = n
+                break
+            lo = n
+            n *= 2
+        if hi is None and lo < options.max_nodes and fits(options.max_nodes):
+            hi = options.max_nodes
+        if hi is not None:
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                if fits(mid):
+                    hi = mid
+                else:
+                    lo = mid
+            needed = hi
+    answer.needed = needed
+    if needed is not None:
+        res = results[needed]
+        keys = set(pending_keys)
+        answer.placement = {k: v for k, v in res.bindings.items() if k in keys}
+        answer.pending = sorted(k for k in pending_keys if k not in res.bindings)
+        answer.utilisation = _utilisation(res, set(node_copy_names(base, needed)))
+    del copy_keys
+    return answer
+
+
+def _utilisation(res: SimulationResult, new_nodes: set[str]) -> dict[str, dict[str, float]]:
+    """Requested / allocatable of cpu and memory, over all nodes and over the added ones."""
+    out: dict[str, dict[str, float]] = {}
+    for resource in ("cpu", "memory"):
+        sums = {"all": [0, 0], "added": [0, 0]}
+        for ni in res.state.node_infos:
+            used = ni.requested.milli_cpu if resource == "cpu" else ni.requested.memory
+            alloc = ni.allocatable.milli_cpu if resource == "cpu" else ni.allocatable.memory
+            for part in ("all", "added") if ni.name in new_nodes else ("all",):
+                sums[part][0] += used
+                sums[part][1] += alloc
+        out[resource] = {k: round(u / a, 4) if a else 0.0 for k, (u, a) in sums.items()}
+    return out
+
+
+__all__ = ["CapacityAnswer", "CapacityOptions", "NodeTemplateAnswer", "Template", "TemplateAnswer",
+           "check_template", "run_capacity", "zone_key"]
