@@ -143,12 +143,13 @@ def _print_table(result: SimulationResult, fmt: TableFormat, no_color: bool, max
         sys.stdout.write(render_plain(result, style, max_rows=max_rows))
 
 
-from pysched.cli import diff_cmd, explain_cmd, live_cmd, plugins_cmd  # noqa: E402 - commands register on the app defined above
+from pysched.cli import capacity_cmd, diff_cmd, explain_cmd, live_cmd, plugins_cmd  # noqa: E402 - commands register on the app defined above
 
 explain_cmd.register(app)
 diff_cmd.register(app)
 live_cmd.register(app)
 plugins_cmd.register(app)
+capacity_cmd.register(app)
 
 
 def main() -> None:

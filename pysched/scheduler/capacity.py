@@ -28,7 +28,7 @@ from pysched.framework.config import SchedulerConfig
 from pysched.framework.cycle_state import CycleState
 from pysched.framework.registry import Registry
 from pysched.framework.status import Code
-from pysched.model.objects import FieldError, Node, ObjectMeta, Pod, parse_node, parse_pod, validate_pod
+from pysched.model.objects import FieldError, Node, Pod, parse_node, parse_pod, validate_pod
 from pysched.model.timeutil import parse_time
 from pysched.scheduler.simulation import Simulation, SimulationOptions, SimulationResult
 from pysched.snapshot.cluster import Cluster, zone_key
@@ -452,7 +452,7 @@ def run_capacity(cluster: Cluster, templates: list[Template], config: SchedulerC
     start, result = starting_cluster(cluster, config, registry, sim_opts)
     makers = [CopyMaker(t, start, now, options.allow_preemption) for t in templates]
     answers = count_copies(start, makers, config, registry, options)
-    warnings = list(cluster.warnings)
+    warnings = [w for w in cluster.warnings if not w.startswith("nothing to do")]
     if result.pending:
         warnings.append(f"{len(result.pending)} pending pod(s) of the snapshot did not fit; they are left out "
                         f"of the starting cluster")

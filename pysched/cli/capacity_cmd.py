@@ -1,0 +1,138 @@
+"""``pysched capacity``: how many more copies of a pod fit, and how many nodes of a shape are needed."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated
+
+import typer
+
+from pysched.cli.common import (
+    Output,
+    TableFormat,
+    TieBreak,
+    build_registry,
+    guarded,
+    load_inputs,
+    load_scheduler_config,
+    warn,
+)
+from pysched.cli.explain_cmd import CONTEXT_HELP, FORMAT_HELP, KUBECONFIG_HELP, print_blocks, write_data
+from pysched.cli.plugins_cmd import PluginDirOption
+from pysched.errors import InputError
+from pysched.scheduler.capacity import (
+    DEFAULT_MAX_NODES,
+    CapacityOptions,
+    Template,
+    check_template,
+    run_capacity,
+)
+from pysched.snapshot.loader import DEFAULT_MAX_BYTES, iter_objects, parse_documents, read_source
+
+
+class Mode(StrEnum):
+    independent = "independent"
+    together = "together"
+
+
+def read_single_object(path: str, what: str, max_bytes: int = DEFAULT_MAX_BYTES) -> dict:
+    """The one object of a template file (a List of one item counts); anything else is bad input."""
+    text = read_source(path, max_bytes)
+    objects = [obj for _doc, obj, _where in iter_objects(parse_documents(text, path))]
+    if len(objects) != 1:
+        raise InputError(f"{what} must hold exactly one object, found {len(objects)}", file=path)
+    return objects[0]
+
+
+def load_templates(paths: list[str], max_bytes: int) -> list[Template]:
+    out = []
+    for path in paths:
+        out.append(check_template(read_single_object(path, "a --pod template", max_bytes), path))
+    return out
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``capacity`` command to ``app``."""
+
+    @app.command("capacity")
+    def capacity(
+        snapshot: Annotated[list[str] | None, typer.Argument(
+            help="Snapshot files or folders ('-' for stdin). Without: the live cluster.")] = None,
+        filename: Annotated[list[str] | None, typer.Option(
+            "-f", "--filename", help="More snapshot files or folders (repeatable).")] = None,
+        pod: Annotated[list[str] | None, typer.Option(
+            "--pod", help="A Pod template file: how many more copies of it fit (repeatable).")] = None,
+        mode: Annotated[Mode, typer.Option(
+            "--mode", help="Several templates: independent (each alone against the same cluster) or together "
+                           "(round-robin on one cluster).")] = Mode.independent,
+        max_copies: Annotated[int | None, typer.Option(
+            "--max", min=0, help="Try at most this many copies per template (stop reason 'limit reached').")
+        ] = None,
+        allow_preemption: Annotated[bool, typer.Option(
+            "--allow-preemption", help="Copies may preempt running pods (their PriorityClass's policy); the "
+                                       "victims are reported. Default: copies never evict anything.")] = False,
+        node_template: Annotated[str | None, typer.Option(
+            "--node-template", help="A Node file: the smallest number of copies of it that makes every pending "
+                                    "pod (and --replicas copies of each --pod) schedule.")] = None,
+        replicas: Annotated[int, typer.Option(
+            "--replicas", min=0, help="With --node-template: copies of each --pod template to place too.")] = 0,
+        max_nodes: Annotated[int, typer.Option(
+            "--max-nodes", min=0, help="With --node-template: the most node copies to try.")] = DEFAULT_MAX_NODES,
+        now: Annotated[str | None, typer.Option(
+            "--now", help="The simulation's now (RFC 3339) for creation timestamps; default one second after "
+                          "the latest timestamp of the snapshot.")] = None,
+        config: Annotated[str | None, typer.Option("--config", help="KubeSchedulerConfiguration file.")] = None,
+        output: Annotated[Output, typer.Option("-o", "--output", help="Output format.")] = Output.table,
+        tie_break: Annotated[TieBreak, typer.Option(
+            "--tie-break", help="Host tie-break (capacity defaults to name, as the reference data).")
+        ] = TieBreak.name,
+        seed: Annotated[int, typer.Option("--seed", help="Seed for --tie-break random.")] = 0,
+        table_format: Annotated[TableFormat, typer.Option("--format", help=FORMAT_HELP)] = TableFormat.auto,
+        no_color: Annotated[bool, typer.Option("--no-color", help="No colour in -o table output.")] = False,
+        max_rows: Annotated[int, typer.Option(
+            "--max-rows", min=0, help="Rows per table of -o table; 0: all.")] = 50,
+        kubeconfig: Annotated[str | None, typer.Option("--kubeconfig", help=KUBECONFIG_HELP)] = None,
+        context: Annotated[str | None, typer.Option("--context", help=CONTEXT_HELP)] = None,
+        strict: Annotated[bool, typer.Option(
+            "--strict", help="Unknown fields and invalid label values in Pods and Nodes are errors.")] = False,
+        max_file_size: Annotated[int, typer.Option(
+            "--max-file-size", min=1, help="Refuse input files (after decompression) larger than this many bytes.")
+        ] = DEFAULT_MAX_BYTES,
+        plugin_dir: PluginDirOption = None,
+        quiet: Annotated[bool, typer.Option("-q", "--quiet", help="No warnings on stderr.")] = False,
+        debug: Annotated[bool, typer.Option("--debug", help="Tracebacks for errors.")] = False,
+    ) -> None:
+        """How many more copies of a pod fit (and what stops the next one), or how many nodes of a shape
+        are needed so that every pending pod schedules. Exit 0 when answered (also when --max is reached
+        or no number of nodes suffices), 2 for bad input, 1 for an internal fault."""
+
+        def run() -> None:
+            if not pod and node_template is None:
+                raise InputError("capacity needs at least one --pod template (or --node-template)")
+            if node_template is None and (replicas or max_nodes != DEFAULT_MAX_NODES):
+                raise InputError("--replicas and --max-nodes go with --node-template")
+            if now is not None:
+                from pysched.model.timeutil import parse_time
+                if parse_time(now) is None:
+                    raise InputError(f"--now must be an RFC 3339 time such as 2025-03-01T08:00:00Z, got {now!r}")
+            registry = build_registry(plugin_dir)
+            cfg = load_scheduler_config(config, registry)
+            templates = load_templates(list(pod or []), max_file_size)
+            node_raw = read_single_object(node_template, "a --node-template file", max_file_size) \
+                if node_template else None
+            cluster = load_inputs(snapshot, filename, kubeconfig=kubeconfig, context=context, quiet=quiet,
+                                  strict=strict, max_file_size=max_file_size)
+            warn([w for w in cluster.warnings if not w.startswith("nothing to do")], quiet)
+            opts = CapacityOptions(mode=mode.value, max_copies=max_copies, allow_preemption=allow_preemption,
+                                   tie_break=tie_break.value, seed=seed, node_template=node_raw,
+                                   node_template_source=node_template or "", replicas=replicas,
+                                   max_nodes=max_nodes, now=now)
+            answer = run_capacity(cluster, templates, cfg, registry, opts)
+            warn([w for w in answer.warnings if w not in cluster.warnings], quiet)
+            if output == Output.table:
+                from pysched.report.capacity import build_capacity_document
+                print_blocks(build_capacity_document(answer, max_rows), table_format, no_color)
+            else:
+                write_data(answer.to_dict(), output)
+
+        guarded(run, debug)
