@@ -1,11 +1,19 @@
-"""DynamicResources (DRA): ResourceClaims allocated by the scheduler.
+"""DynamicResources (DRA): ResourceClaims allocated by the scheduler, as upstream's plugin of v1.34 with
+the structured-parameters allocator (``dra_allocator``).
 
-In the default v1.34 profile (DynamicResourceAllocation on) this plugin runs for every pod. For pods
-without resource claims it behaves as upstream: PreEnqueue passes, PreFilter writes an empty state and
-Skips, Reserve/PreBind do nothing, and PostFilter answers ``no new claims to deallocate`` (or Error
-``not found`` when PreFilter never ran because an earlier PreFilter rejected the pod).
-Allocating claims needs ResourceClaim, ResourceSlice and DeviceClass objects the simulation does not
-model yet; the scheduler does not simulate pods with claims (a later issue).
+- PreEnqueue: every claim of the pod must exist (a template's claim is named in the pod's status), not be
+  being deleted, and a template's claim must be owned by the pod.
+- PreFilter: the pod's claims; for claims still to allocate, their device classes must exist; builds the
+  allocator over the devices in use at that moment. A pod without claims Skips.
+- Filter: an allocated claim must be available on the node (its allocation's node selector); the claims
+  to allocate must all be allocatable from the devices the node reaches ("cannot allocate all claims").
+- PostFilter: deallocates one unavailable claim reserved for nobody (or only for this pod).
+- Reserve picks the node's allocation; PreBind writes allocation and ``reservedFor`` into the simulation's
+  claims (``ClusterState.dra``), so later cycles see those devices taken.
+
+The batched path keeps selector results across cycles (devices and selectors never change) and the pools
+each node reaches; the reference path (``Handle.batched`` off) gathers pools, devices in use and selector
+results from scratch in every cycle, as upstream does.
 """
 
 from __future__ import annotations
@@ -27,14 +35,21 @@ from pysched.framework.interface import (
     ReservePlugin,
 )
 from pysched.framework.status import Code, Status
+from pysched.model.dra import Allocation, ResourceClaim
+from pysched.model.labels import NodeSelector
 from pysched.model.objects import Pod
+from pysched.plugins.dra_allocator import AllocationError, Allocator, gather_pools
+from pysched.snapshot.dra import ClaimLookupError, DRAState
 from pysched.snapshot.nodeinfo import NodeInfo
 
 NAME = "DynamicResources"
 STATE_KEY = NAME
+TRACE_KEY = NAME + "/allocation"  # CycleState: what PreBind wrote (the trace's dra_allocation)
 MSG_NO_NEW_CLAIMS = "no new claims to deallocate"
 MSG_DEALLOCATED = "deallocation of ResourceClaim completed"
 MSG_STILL_NOT_SCHEDULABLE = "still not schedulable"
+MSG_CANNOT_ALLOCATE = "cannot allocate all claims"
+MSG_NOT_AVAILABLE = "resourceclaim not available on the node"
 
 
 @dataclass(slots=True)
@@ -50,12 +65,21 @@ def decode_args(raw: Any) -> Any:
 
 
 class _State(StateData):
-    """The pod's claims as PreFilter saw them; empty when the plugin has nothing to do."""
+    """The pod's claims as PreFilter saw them; empty when the plugin has nothing to do. Shared, not
+    copied, by clones (upstream's Clone returns the same object)."""
 
-    __slots__ = ("claims",)
+    __slots__ = ("claims", "available_on", "allocator", "node_allocations", "unavailable_on", "chosen")
 
-    def __init__(self, claims: list[dict] | None = None) -> None:
-        self.claims = claims or []
+    def __init__(self) -> None:
+        self.claims: list[ResourceClaim] = []
+        self.available_on: list[NodeSelector | None] = []
+        self.allocator: Allocator | None = None
+        self.node_allocations: dict[str, list[Allocation]] = {}
+        self.unavailable_on: dict[str, tuple[int, ...]] = {}  # node -> claims whose allocation excludes it
+        self.chosen: dict[int, Allocation] = {}  # claim index -> allocation picked in Reserve
+
+    def to_allocate(self) -> list[int]:
+        return [i for i, c in enumerate(self.claims) if c.allocation is None]
 
 
 def _missing_state() -> Status:
@@ -66,27 +90,114 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                        PreBindPlugin):
     NAME = NAME
 
-    def __init__(self, args: Any = None) -> None:
+    def __init__(self, args: Any = None, handle: Handle | None = None) -> None:
         self.args = args if args is not None else _DynamicResourcesArgs()
+        self.handle = handle
+        self._match_cache: dict = {}
+        self._cache_owner: Any = None
 
+    def _dra(self) -> DRAState | None:
+        if self.handle is None:
+            return None
+        return getattr(self.handle.state, "dra", None)
+
+    def _batched(self) -> bool:
+        return self.handle is None or getattr(self.handle, "batched", True)
+
+    # ------------------------------------------------------------------ PreEnqueue
     def pre_enqueue(self, pod: Pod) -> Status | None:
-        # Pods with claims would wait here until every claim exists (later issue).
+        dra = self._dra()
+        if not pod.resource_claims or dra is None:
+            return None
+        try:
+            dra.pod_claim_objects(pod)
+        except ClaimLookupError as e:
+            return Status.unresolvable(str(e))
         return None
 
+    # ------------------------------------------------------------------ PreFilter
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         s = _State()
         state.write(STATE_KEY, s)  # written before anything can reject, as upstream
-        if not pod.resource_claims:
+        dra = self._dra()
+        if not pod.resource_claims or dra is None:
             return None, Status(Code.Skip)
-        s.claims = list(pod.resource_claims)  # allocation is a later issue
+        try:
+            claims = dra.pod_claim_objects(pod)
+        except ClaimLookupError as e:
+            return None, Status.unresolvable(str(e))
+        if not claims:
+            return None, Status(Code.Skip)
+        to_allocate = 0
+        for claim in claims:
+            if claim.allocation is not None:
+                s.available_on.append(claim.allocation.node_selector)
+                continue
+            s.available_on.append(None)
+            to_allocate += 1
+            for req in claim.spec.requests:
+                if req.exactly is not None:
+                    st = self._check_class(dra, req.exactly.device_class, req.name)
+                    if st is not None:
+                        return None, st
+                elif req.first_available:
+                    for sub in req.first_available:
+                        st = self._check_class(dra, sub.device_class, f"{req.name}/{sub.name}")
+                        if st is not None:
+                            return None, st
+                else:
+                    return None, Status.unresolvable(
+                        f"resource claim {claim.key}, request {req.name}: unknown request type")
+        s.claims = claims
+        if to_allocate:
+            s.allocator = self._allocator(dra)
         return None, None
 
-    def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
-        if state.read(STATE_KEY) is None:
-            return _missing_state()
+    @staticmethod
+    def _check_class(dra: DRAState, class_name: str, request: str) -> Status | None:
+        if class_name not in dra.classes:
+            return Status.unresolvable(f"request {request}: device class {class_name} does not exist")
         return None
 
+    def _allocator(self, dra: DRAState) -> Allocator:
+        if not self._batched():
+            return Allocator(dra.classes, dra.allocated_devices(from_scratch=True),
+                             lambda node: gather_pools(dra.slices, node), None)
+        if self._cache_owner is not dra:  # one cache per simulation state
+            self._cache_owner = dra
+            self._match_cache = {}
+        # A copy: the devices in use as PreFilter saw them (PreBind of this pod changes the live map).
+        return Allocator(dra.classes, set(dra.allocated), lambda node: dra.pools_for(node, gather_pools),
+                         self._match_cache)
+
+    # ------------------------------------------------------------------ Filter
+    def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
+        s = state.read(STATE_KEY)
+        if s is None:
+            return _missing_state()
+        if not s.claims:
+            return None
+        n = node.node
+        unavailable = tuple(i for i, sel in enumerate(s.available_on)
+                            if sel is not None and not sel.matches(n.labels, n.name))
+        allocations = None
+        if s.allocator is not None:
+            claims = [s.claims[i] for i in s.to_allocate()]
+            try:
+                allocations = s.allocator.allocate(n, claims)
+            except AllocationError as e:
+                return Status.as_error(str(e))
+            if allocations is None or len(allocations) != len(claims):
+                return Status.unresolvable(MSG_CANNOT_ALLOCATE)
+        if unavailable:
+            s.unavailable_on[n.name] = unavailable
+            return Status.unresolvable(MSG_NOT_AVAILABLE)
+        if allocations is not None:
+            s.node_allocations[n.name] = allocations
+        return None
+
+    # ------------------------------------------------------------------ PostFilter
     def post_filter(self, state: CycleState, pod: Pod,
                     statuses: NodeToStatus) -> tuple[PostFilterResult | None, Status | None]:
         s = state.read(STATE_KEY)
@@ -94,17 +205,51 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             return None, _missing_state()
         if not s.claims:
             return None, Status.unschedulable(MSG_NO_NEW_CLAIMS)
-        # No claim is allocated in the simulation yet, so none can be deallocated.
+        # Upstream collects the claims its Filter found unavailable; the nodes whose final status says so
+        # are exactly those (a trace-only Filter run on other nodes must not count).
+        unavailable: set[int] = set()
+        for name, st in statuses.statuses.items():
+            if st.plugin == NAME and MSG_NOT_AVAILABLE in st.reasons:
+                unavailable.update(s.unavailable_on.get(name, ()))
+        dra = self._dra()
+        for i in sorted(unavailable):  # upstream takes one at random (map order)
+            claim = s.claims[i]
+            rf = claim.reserved_for
+            if not rf or len(rf) == 1 and rf[0].uid == pod.uid:
+                if dra is not None:
+                    dra.deallocate(claim.key)
+                return None, Status.unschedulable(MSG_DEALLOCATED)
         return None, Status.unschedulable(MSG_STILL_NOT_SCHEDULABLE)
 
+    # ------------------------------------------------------------------ Reserve
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
-        if state.read(STATE_KEY) is None:
+        s = state.read(STATE_KEY)
+        if s is None:
             return _missing_state()
+        todo = s.to_allocate()
+        if not s.claims or not todo:
+            return None
+        allocations = s.node_allocations.get(node_name)
+        if not allocations:
+            return Status.as_error("claim allocation not found for node")
+        if len(allocations) != len(todo):
+            return Status.as_error(f"internal error, have {len(allocations)} allocations, {len(todo)} claims to "
+                                   f"allocate, want {len(todo)} claims")
+        s.chosen = dict(zip(todo, allocations, strict=True))
         return None
 
     def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
-        return None
+        s = state.read(STATE_KEY)
+        dra = self._dra()
+        if s is None or not s.claims or dra is None:
+            return
+        s.chosen = {}
+        for claim in s.claims:  # a reservation PreBind made is taken back (the allocation stays)
+            cur = dra.claims.get(claim.key)
+            if cur is not None and any(c.uid == pod.uid for c in cur.reserved_for):
+                dra.unreserve(claim.key, pod.uid)
 
+    # ------------------------------------------------------------------ PreBind
     def pre_bind_pre_flight(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         s = state.read(STATE_KEY)
         if s is None:
@@ -114,8 +259,27 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         return None
 
     def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
-        if state.read(STATE_KEY) is None:
+        s = state.read(STATE_KEY)
+        if s is None:
             return _missing_state()
+        dra = self._dra()
+        if not s.claims or dra is None:
+            return None
+        trace = []
+        for i, claim in enumerate(s.claims):
+            allocation = s.chosen.get(i)
+            final = claim
+            if not any(c.uid == pod.uid for c in claim.reserved_for):
+                cur = dra.claims.get(claim.key)
+                if cur is None:
+                    return Status.as_error(f"claim {claim.key} got deleted in the meantime")
+                if allocation is not None and cur.allocation is not None:
+                    return Status.as_error(f"claim {claim.key} got allocated elsewhere in the meantime")
+                final = dra.allocate_and_reserve(cur, allocation, pod)
+            devices = [{"driver": r.driver, "pool": r.pool, "device": r.device, "request": r.request}
+                       for r in (final.allocation.results if final.allocation is not None else ())]
+            trace.append({"claim": claim.key, "allocated_in_cycle": allocation is not None, "devices": devices})
+        state.write(TRACE_KEY, trace)
         return None
 
 
@@ -123,4 +287,4 @@ PLUGIN = DynamicResources
 
 
 def factory(args: Any, handle: Handle) -> DynamicResources:
-    return DynamicResources(args)
+    return DynamicResources(args, handle)

@@ -20,6 +20,7 @@ from pysched.framework.plugin_args import format_go_duration
 from pysched.framework.runtime import Framework, plugin_fault
 from pysched.framework.status import Code, Status
 from pysched.model.objects import Pod
+from pysched.plugins.dynamicresources import TRACE_KEY as DRA_ALLOCATION_KEY
 from pysched.plugins.volumebinding import TRACE_KEY as VOLUME_BINDING_KEY
 from pysched.scheduler.trace import CycleTrace
 from pysched.snapshot.cluster import ClusterState
@@ -364,6 +365,7 @@ class Scheduler:
         tr.outcome = "Scheduled"
         tr.node = host
         tr.volume_binding = state.read(VOLUME_BINDING_KEY)
+        tr.dra_allocation = state.read(DRA_ALLOCATION_KEY)
         return tr
 
     def _fail_binding(self, fwk: Framework, state: CycleState, pod: Pod, host: str, tr: CycleTrace, st: Status,
@@ -459,7 +461,7 @@ class Scheduler:
             if self.waiting.reject_waiting_pod(v.key, plugin, "preempted"):
                 deleted.append(v.key)  # a waiting victim is rejected, not deleted: it is pending again
                 continue
-            self.state.delete_pod(v)
+            self.state.evict(v)
             deleted.append(v.key)
         for other in list(self.state.nominated_pods_for(node)):
             if other.priority < pod.priority:

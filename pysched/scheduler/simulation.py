@@ -81,9 +81,8 @@ class SimulationResult:
 
 
 def unsupported_reason(pod: Pod) -> str | None:
-    """Pods whose plugins are not simulated yet are reported, never silently placed."""
-    if pod.resource_claims:
-        return "uses resource claims: DynamicResources is not simulated yet"
+    """Pods whose plugins are not simulated yet are reported, never silently placed (none left: pods with
+    resource claims are simulated by DynamicResources)."""
     return None
 
 

@@ -34,6 +34,7 @@ class CycleTrace:
     preemption: Any = None  # PreemptionDetails
     error: str | None = None
     volume_binding: list[dict[str, str]] | None = None  # per claim: pvc, decision (bound|static|provision), pv, node
+    dra_allocation: list[dict[str, Any]] | None = None  # per ResourceClaim: claim, allocated_in_cycle, devices
 
     def totals(self) -> dict[str, int]:
         return {n: sum(p.values()) for n, p in (self.scores or {}).items()}
@@ -57,6 +58,8 @@ class CycleTrace:
             d["error"] = self.error
         if self.volume_binding is not None:
             d["volume_binding"] = [dict(e) for e in self.volume_binding]
+        if self.dra_allocation is not None:
+            d["dra_allocation"] = [{**e, "devices": [dict(x) for x in e["devices"]]} for e in self.dra_allocation]
         if not trace:
             return d
         if self.profile:

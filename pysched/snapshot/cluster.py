@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from pysched.model.dra import DRAObjects
 from pysched.model.labels import NodeSelector
 from pysched.model.objects import (
     Namespace,
@@ -30,6 +31,7 @@ from pysched.model.storage import (
     StorageClass,
     VolumeAttachment,
 )
+from pysched.snapshot.dra import DRAState
 from pysched.snapshot.nodeinfo import ImageState, NodeInfo
 
 BETA_REGION = "failure-domain.beta.kubernetes.io/region"
@@ -80,6 +82,7 @@ class Cluster:
     csi_drivers: dict[str, CSIDriver] = field(default_factory=dict)
     volume_attachments: list[VolumeAttachment] = field(default_factory=list)
     csi_storage_capacities: list[CSIStorageCapacity] = field(default_factory=list)
+    dra: DRAObjects = field(default_factory=DRAObjects)  # DeviceClasses, ResourceSlices, claims, templates
     ignored_kinds: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     rejected_pods: list[tuple[str, str]] = field(default_factory=list)  # (ns/name, reason)
@@ -98,6 +101,7 @@ class ClusterState:
         self.by_name: dict[str, NodeInfo] = {ni.name: ni for ni in self.node_infos}
         self.pod_node: dict[str, str] = {}  # pod key -> node name, for bound pods
         self.storage = StorageState(cluster)
+        self.dra = DRAState(cluster.dra, cluster.pods)
         for p in cluster.pods:
             if p.node_name and p.node_name in self.by_name:
                 self.by_name[p.node_name].add_pod(p)
@@ -149,6 +153,12 @@ class ClusterState:
             self.change_log.append(node)
         self.clear_nomination(pod)
         self.generation += 1
+
+    def evict(self, pod: Pod) -> None:
+        """A preemption victim is deleted: it leaves its node and the resourceclaim controller releases its
+        claims at once (in a cluster, when it terminates)."""
+        self.delete_pod(pod)
+        self.dra.pod_deleted(pod)
 
     def nominate(self, pod: Pod, node_name: str) -> None:
         self.clear_nomination(pod)

@@ -32,6 +32,8 @@ from pathlib import Path
 import yaml
 
 from pysched.errors import InputError, InputErrors
+from pysched.model.dra import API_VERSION as DRA_API_VERSION
+from pysched.model.dra import CLUSTER_SCOPED_DRA, DRA_KINDS
 from pysched.model.labels import label_key_error, label_value_error
 from pysched.model.objects import (
     FieldError,
@@ -80,16 +82,17 @@ BUILTIN_PRIORITY_CLASSES = {"system-node-critical": 2000001000, "system-cluster-
 WORKLOAD_KINDS = ("Service", "ReplicationController", "ReplicaSet", "StatefulSet")
 STORAGE_KINDS = ("PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode", "CSIDriver",
                  "VolumeAttachment", "CSIStorageCapacity")
-USED_KINDS = {"Node", "Pod", "Namespace", "PriorityClass", "PodDisruptionBudget", *WORKLOAD_KINDS, *STORAGE_KINDS}
+USED_KINDS = {"Node", "Pod", "Namespace", "PriorityClass", "PodDisruptionBudget", *WORKLOAD_KINDS, *STORAGE_KINDS,
+              *DRA_KINDS}
 API_VERSIONS = {"Node": ("v1",), "Pod": ("v1",), "Namespace": ("v1",), "Service": ("v1",),
                 "ReplicationController": ("v1",), "PriorityClass": ("scheduling.k8s.io/v1",),
                 "PodDisruptionBudget": ("policy/v1",), "ReplicaSet": ("apps/v1",), "StatefulSet": ("apps/v1",),
                 "PersistentVolume": ("v1",), "PersistentVolumeClaim": ("v1",),
                 "StorageClass": ("storage.k8s.io/v1",), "CSINode": ("storage.k8s.io/v1",),
                 "CSIDriver": ("storage.k8s.io/v1",), "VolumeAttachment": ("storage.k8s.io/v1",),
-                "CSIStorageCapacity": ("storage.k8s.io/v1",)}
+                "CSIStorageCapacity": ("storage.k8s.io/v1",), **{k: (DRA_API_VERSION,) for k in DRA_KINDS}}
 CLUSTER_SCOPED = ("Node", "Namespace", "PriorityClass", "PersistentVolume", "StorageClass", "CSINode", "CSIDriver",
-                  "VolumeAttachment")
+                  "VolumeAttachment", *CLUSTER_SCOPED_DRA)
 
 # Fields of Kubernetes v1.34 the API server knows; strict mode refuses others, default mode warns.
 OBJECT_FIELDS = ("apiVersion", "kind", "metadata", "spec", "status")
@@ -711,6 +714,8 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
                 cluster.pdbs.append(parse_pdb(obj))
             elif kind in STORAGE_KINDS:
                 _add_storage(cluster, kind, obj)
+            elif kind in DRA_KINDS:
+                cluster.dra.add(kind, obj)
             else:
                 cluster.workloads.setdefault(kind, []).append(parse_workload(obj, kind))
         except FieldError as e:
