@@ -92,7 +92,7 @@ def summary_block(s: sm.Summary) -> Table:
         row("nominated, still pending", s.nominated, INFO),
         row("preempting pods", s.preemptors, INFO, victims),
         row("errors", s.errors, BAD),
-        row("not simulated", s.not_simulated, WARN, "DRA is not simulated yet"),
+        row("not simulated", s.not_simulated, WARN, "not simulated"),
     ]
     if s.ignored:
         rows.append(row("ignored", s.ignored, DIM, "no profile for their schedulerName"))
