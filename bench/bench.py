@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """Benchmark pysched on generated clusters.
 
-    python bench/bench.py [--workload basic|mixed|both] [--nodes 5000] [--pods 10000] [--running 1247]
+    python bench/bench.py [--workload basic|mixed|dra|both] [--nodes 5000] [--pods 10000] [--running 1247]
                           [--format json|yaml] [--seed 1] [--keep DIR] [--explain]
 
 Generates the workload deterministically (seeded), writes it as a ``kubectl get -o json`` style List,
 then runs ``pysched simulate`` on it in a fresh process (default options: adaptive
 percentageOfNodesToScore, rotating start index) and prints load time, scheduling time, pods/s and peak RSS.
+Workload ``dra``: every node has a ResourceSlice of 8 GPUs and every pending pod a claim from one of four
+templates (1-4 devices; CEL selectors on attributes and capacity; a NUMA matchAttribute constraint), e.g.
+``--workload dra --nodes 500 --pods 2000 --running 0``.
 With ``--explain`` it also times ``pysched explain`` of the first pending pod after loading: its traced
 cycle with the full filter matrix over every node, the what-if checks and the report built for all nodes.
 """
@@ -103,6 +106,42 @@ def pod(i: int, rng: random.Random, mixed: bool, node_name: str | None) -> dict:
             "spec": spec, "status": status}
 
 
+GPU = "gpu.example.com"
+DRA_TEMPLATES = {  # name -> (count, selectors, constraint on NUMA)
+    "gpu-1": (1, [], False),
+    "gpu-2-numa": (2, [], True),
+    "gpu-3-a100": (3, [f'device.attributes["{GPU}"].model == "a100"'], False),
+    "gpu-4-40g": (4, [f'device.capacity["{GPU}"].memory.compareTo(quantity("40Gi")) >= 0'], False),
+}
+
+
+def dra_objects(nodes: int) -> list[dict]:
+    """A DeviceClass, the four claim templates and one ResourceSlice of 8 GPUs per node."""
+    r = "resource.k8s.io/v1"
+    items: list[dict] = [{"apiVersion": r, "kind": "DeviceClass", "metadata": {"name": GPU},
+                          "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{GPU}"'}}]}}]
+    for name, (count, selectors, numa) in DRA_TEMPLATES.items():
+        exactly: dict = {"deviceClassName": GPU, "allocationMode": "ExactCount", "count": count}
+        if selectors:
+            exactly["selectors"] = [{"cel": {"expression": e}} for e in selectors]
+        devices: dict = {"requests": [{"name": "gpu", "exactly": exactly}]}
+        if numa:
+            devices["constraints"] = [{"requests": ["gpu"], "matchAttribute": "dra.example.com/numa"}]
+        items.append({"apiVersion": r, "kind": "ResourceClaimTemplate",
+                      "metadata": {"name": name, "namespace": "default"}, "spec": {"spec": {"devices": devices}}})
+    for i in range(nodes):
+        model, mem = ("a100", "80Gi") if i % 2 == 0 else ("l4", "24Gi")
+        devs = [{"name": f"gpu-{d}", "attributes": {"model": {"string": model}, "index": {"int": d},
+                                                    "dra.example.com/numa": {"int": d // 4},
+                                                    "driverVersion": {"version": "1.2.0"}},
+                 "capacity": {"memory": {"value": mem}}} for d in range(8)]
+        items.append({"apiVersion": r, "kind": "ResourceSlice", "metadata": {"name": f"node-{i:05d}-gpu"},
+                      "spec": {"driver": GPU, "nodeName": f"node-{i:05d}",
+                               "pool": {"name": f"node-{i:05d}", "generation": 1, "resourceSliceCount": 1},
+                               "devices": devs}})
+    return items
+
+
 def generate(workload: str, nodes: int, pods: int, running: int, seed: int) -> dict:
     rng = random.Random(seed)
     mixed = workload == "mixed"
@@ -111,6 +150,12 @@ def generate(workload: str, nodes: int, pods: int, running: int, seed: int) -> d
         items.append(pod(i, rng, mixed, f"node-{rng.randrange(nodes):05d}"))
     for i in range(running, running + pods):
         items.append(pod(i, rng, mixed, None))
+    if workload == "dra":
+        names = list(DRA_TEMPLATES)
+        for i, p in enumerate(items[nodes + running:]):
+            p["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": names[i % len(names)]}]
+            p["spec"]["containers"][0]["resources"]["claims"] = [{"name": "gpu"}]
+        items.extend(dra_objects(nodes))
     return {"apiVersion": "v1", "kind": "List", "items": items}
 
 
@@ -139,7 +184,7 @@ def run_one(workload: str, args: argparse.Namespace, folder: str) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--workload", choices=["basic", "mixed", "both"], default="both")
+    ap.add_argument("--workload", choices=["basic", "mixed", "dra", "both"], default="both")
     ap.add_argument("--nodes", type=int, default=5000)
     ap.add_argument("--pods", type=int, default=10000)
     ap.add_argument("--running", type=int, default=1247)

@@ -11,7 +11,7 @@ import pytest
 BENCH = Path(__file__).resolve().parent.parent / "bench" / "bench.py"
 
 
-@pytest.mark.parametrize("workload", ["basic", "mixed"])
+@pytest.mark.parametrize("workload", ["basic", "mixed", "dra"])
 def test_bench_runs(workload: str, tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, str(BENCH), "--workload", workload, "--nodes", "120", "--pods", "200",
                            "--running", "30", "--explain", "--keep", str(tmp_path)],

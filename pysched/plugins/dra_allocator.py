@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from pysched.model.dra import (
@@ -185,14 +186,44 @@ class Allocator:
     """Built once per pod (PreFilter) and used for every node (Filter)."""
 
     def __init__(self, classes: Mapping[str, DeviceClass], allocated: Any,
-                 pools_for: Callable[[Any], list[Pool]], match_cache: MatchCache | None = None) -> None:
+                 pools_for: Callable[[Any], list[Pool]], match_cache: MatchCache | None = None,
+                 result_cache: dict | None = None, pool_versions: Mapping[tuple[str, str], int] | None = None) -> None:
         self.classes = classes
         self.allocated = allocated
         self.pools_for = pools_for
         self.match_cache = match_cache  # shared across calls (batched path); None: per call, as upstream
+        # Batched path: results by (claim specs, node, versions of the node's pools' devices in use). The
+        # outcome of a search depends on nothing else, so pods with alike claims reuse it on every node
+        # whose devices did not change. Errors are not kept (their messages name the claim).
+        self.result_cache = result_cache
+        self.pool_versions = pool_versions or {}
+        self._claims: list[ResourceClaim] | None = None
+        self._key: tuple = ()
 
     def allocate(self, node: Any, claims: list[ResourceClaim]) -> list[Allocation] | None:
-        return _Run(self, node, claims).run()
+        cache = self.result_cache
+        if cache is None:
+            return _Run(self, node, claims).run()
+        versions = self.pool_versions
+        pools = self.pools_for(node)
+        if len(pools) == 1:
+            p = pools[0]
+            state: Any = versions.get((p.driver, p.name), 0)
+        else:
+            state = tuple(versions.get((p.driver, p.name), 0) for p in pools)
+        key = (self._spec_key(claims), node.name, state)
+        hit = cache.get(key, cache)
+        if hit is not cache:
+            return hit  # type: ignore[return-value]
+        result = _Run(self, node, claims).run()
+        cache[key] = result
+        return result
+
+    def _spec_key(self, claims: list[ResourceClaim]) -> tuple:
+        if self._claims is not claims:
+            self._claims = claims
+            self._key = tuple(id(c.spec) for c in claims)
+        return self._key
 
 
 class _Run:
@@ -429,8 +460,7 @@ class _Run:
             node_name = s.node_name
             raw = s.node_selector_raw
             if node_name:
-                return NodeSelector.parse({"nodeSelectorTerms": [{"matchFields": [
-                    {"key": "metadata.name", "operator": "In", "values": [self.node.name]}]}]})
+                return node_name_selector(self.node.name)
             if isinstance(raw, dict):
                 terms = raw.get("nodeSelectorTerms") or []
                 if len(terms) > 1:
@@ -447,6 +477,13 @@ class _Run:
                 term["matchFields"] = fields
             return NodeSelector.parse({"nodeSelectorTerms": [term]})
         return None
+
+
+@lru_cache(maxsize=1 << 16)
+def node_name_selector(name: str) -> NodeSelector:
+    """``metadata.name In [name]`` (selectors are immutable, so one per node is shared)."""
+    return NodeSelector.parse({"nodeSelectorTerms": [{"matchFields": [
+        {"key": "metadata.name", "operator": "In", "values": [name]}]}]})
 
 
 def _merge(src: list[dict], dst: list[dict]) -> None:

@@ -68,7 +68,8 @@ class _State(StateData):
     """The pod's claims as PreFilter saw them; empty when the plugin has nothing to do. Shared, not
     copied, by clones (upstream's Clone returns the same object)."""
 
-    __slots__ = ("claims", "available_on", "allocator", "node_allocations", "unavailable_on", "chosen")
+    __slots__ = ("claims", "available_on", "allocator", "node_allocations", "unavailable_on", "chosen", "todo",
+                 "any_allocated")
 
     def __init__(self) -> None:
         self.claims: list[ResourceClaim] = []
@@ -77,6 +78,8 @@ class _State(StateData):
         self.node_allocations: dict[str, list[Allocation]] = {}
         self.unavailable_on: dict[str, tuple[int, ...]] = {}  # node -> claims whose allocation excludes it
         self.chosen: dict[int, Allocation] = {}  # claim index -> allocation picked in Reserve
+        self.todo: list[ResourceClaim] = []  # the claims to allocate, in order
+        self.any_allocated = False
 
     def to_allocate(self) -> list[int]:
         return [i for i, c in enumerate(self.claims) if c.allocation is None]
@@ -94,6 +97,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         self.args = args if args is not None else _DynamicResourcesArgs()
         self.handle = handle
         self._match_cache: dict = {}
+        self._result_cache: dict = {}
         self._cache_owner: Any = None
 
     def _dra(self) -> DRAState | None:
@@ -150,6 +154,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                     return None, Status.unresolvable(
                         f"resource claim {claim.key}, request {req.name}: unknown request type")
         s.claims = claims
+        s.todo = [c for c in claims if c.allocation is None]
+        s.any_allocated = len(s.todo) < len(claims)
         if to_allocate:
             s.allocator = self._allocator(dra)
         return None, None
@@ -167,9 +173,11 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         if self._cache_owner is not dra:  # one cache per simulation state
             self._cache_owner = dra
             self._match_cache = {}
-        # A copy: the devices in use as PreFilter saw them (PreBind of this pod changes the live map).
+            self._result_cache = {}
+        # Copies: the devices in use as PreFilter saw them (a PostFilter deallocation or this pod's PreBind
+        # changes the live state; upstream's allocator keeps its PreFilter snapshot too).
         return Allocator(dra.classes, set(dra.allocated), lambda node: dra.pools_for(node, gather_pools),
-                         self._match_cache)
+                         self._match_cache, self._result_cache, dict(dra.pool_version))
 
     # ------------------------------------------------------------------ Filter
     def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
@@ -180,10 +188,10 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             return None
         n = node.node
         unavailable = tuple(i for i, sel in enumerate(s.available_on)
-                            if sel is not None and not sel.matches(n.labels, n.name))
+                            if sel is not None and not sel.matches(n.labels, n.name)) if s.any_allocated else ()
         allocations = None
         if s.allocator is not None:
-            claims = [s.claims[i] for i in s.to_allocate()]
+            claims = s.todo
             try:
                 allocations = s.allocator.allocate(n, claims)
             except AllocationError as e:

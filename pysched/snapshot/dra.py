@@ -47,13 +47,17 @@ class DRAState:
         self.objects = objects
         self.classes = objects.classes
         self.slices: list[ResourceSlice] = objects.slices
-        self.claims: dict[str, ResourceClaim] = {c.key: replace(c) for c in objects.claims}
+        # Equal claim specs share one object, so that per-spec caches (the plugin's batched path) hit for
+        # claims made from one template, or written alike.
+        self._specs: dict = {}
+        self.claims: dict[str, ResourceClaim] = {c.key: replace(c, spec=self._intern(c.spec)) for c in objects.claims}
         self.pod_claims: dict[str, dict[str, str | None]] = {}  # pod key -> statuses (with generated claims)
         self.notes: list[str] = []
         for pod in pods:
             if pod.resource_claims:
                 self._controller(pod)
         self.allocated: dict[DeviceID, int] = {}
+        self.pool_version: dict[tuple[str, str], int] = {}  # (driver, pool) -> changes of its devices in use
         for c in self.claims.values():
             self._count(c, 1)
         self._pools_by_node: dict[str, list] = {}
@@ -77,10 +81,16 @@ class DRAState:
                               {**tmpl.meta.annotations, ANN_POD_CLAIM_NAME: name}, pod.meta.creation,
                               [{"apiVersion": "v1", "kind": "Pod", "name": pod.name, "uid": pod.uid,
                                 "controller": True, "blockOwnerDeletion": True}], None)
-            claim = ResourceClaim(meta, tmpl.spec, generated=True)
+            claim = ResourceClaim(meta, self._intern(tmpl.spec), generated=True)
             self.claims.setdefault(claim.key, claim)
             statuses[name] = claim_name
         self.pod_claims[pod.key] = statuses
+
+    def _intern(self, spec):  # noqa: ANN001, ANN202
+        try:
+            return self._specs.setdefault(spec, spec)
+        except TypeError:  # pragma: no cover - specs are frozen and hashable
+            return spec
 
     def claim_name(self, pod: Pod, pc: dict) -> tuple[str | None, bool]:
         """Upstream ``resourceclaim.Name``: (claim name or None when none is needed, must check owner)."""
@@ -135,6 +145,7 @@ class DRAState:
             if r.admin_access:
                 continue  # admin access does not take the device
             d = (r.driver, r.pool, r.device)
+            self.pool_version[(r.driver, r.pool)] = self.pool_version.get((r.driver, r.pool), 0) + 1
             n = self.allocated.get(d, 0) + sign
             if n > 0:
                 self.allocated[d] = n
