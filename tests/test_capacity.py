@@ -389,3 +389,48 @@ def test_capacity_help_golden() -> None:
     r = _run("capacity", "--help")
     assert r.exit_code == 0
     assert_golden("capacity_help.txt", r.stdout)
+
+
+# ---------------------------------------------------------------------------------------------- fast path
+def _random_cluster(seed: int, n: int) -> list[dict]:
+    import random
+    rng = random.Random(seed)
+    objs: list[dict] = []
+    for i in range(n):
+        b = make_node(f"node-{i:03d}").alloc(cpu=rng.choice(["2", "4", "8"]), memory=rng.choice(["4Gi", "16Gi"]),
+                                             pods=rng.choice(["110", "6"]))
+        b = b.label("kubernetes.io/hostname", f"node-{i:03d}").label("topology.kubernetes.io/zone", f"z{i % 3}")
+        b = b.label("pool", rng.choice(["a", "b"]))
+        if rng.random() < 0.2:
+            b = b.taint("soft", "x", "PreferNoSchedule")
+        if rng.random() < 0.05:
+            b = b.taint("hard", "x", "NoSchedule")
+        if rng.random() < 0.3:
+            b = b.image(["registry.example.com/app:1"], 300 * 1024 * 1024)
+        objs.append(b.obj())
+    for j in range(n // 2):
+        objs.append(make_pod(f"run-{j}").container(requests={"cpu": rng.choice(["250m", "1"])})
+                    .node_name(f"node-{rng.randrange(n):03d}").obj())
+    return objs
+
+
+def _templates(seed: int) -> list[dict]:
+    a = make_pod("plain").container(requests={"cpu": "300m", "memory": "256Mi"},
+                                    image="registry.example.com/app:1").obj()
+    b = make_pod("picky").container(requests={"cpu": "500m"}).preferred(
+        10, {"matchExpressions": [{"key": "pool", "operator": "In", "values": ["a"]}]}).host_port(8000 + seed).obj()
+    c = _spread(_web(cpu="200m"), "topology.kubernetes.io/zone").obj()  # not on the fast path: same answers
+    return [a, b, c]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("mode", ["independent", "together"])
+def test_fast_path_gives_the_plain_cycles_answers(seed: int, mode: str) -> None:
+    """The copies' fast path (cached node-local verdicts and raw scores) against every copy by the plain
+    cycle, on clusters past 100 nodes so that only a window of the nodes is scored each cycle."""
+    objs = _random_cluster(seed, 140)
+    templates = _templates(seed)
+    fast = capacity(objs, templates, mode=mode, max_copies=150).to_dict()
+    plain = capacity(objs, templates, mode=mode, max_copies=150, fast_copies=False).to_dict()
+    assert fast == plain
+    assert any(t["count"] > 20 for t in fast["templates"])

@@ -18,20 +18,26 @@ import hashlib
 import re
 import uuid
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import chain, compress, islice
 from typing import Any
 
 from pysched.errors import InputError
 from pysched.framework.config import SchedulerConfig
 from pysched.framework.cycle_state import CycleState
+from pysched.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore, NodeToStatus, ScorePlugin
 from pysched.framework.registry import Registry
-from pysched.framework.status import Code
+from pysched.framework.runtime import Framework
+from pysched.framework.status import Code, Status
 from pysched.model.objects import FieldError, Node, Pod, parse_node, parse_pod, validate_pod
 from pysched.model.timeutil import parse_time
+from pysched.scheduler.cycle import Scheduler, num_feasible_nodes_to_find
 from pysched.scheduler.simulation import Simulation, SimulationOptions, SimulationResult
+from pysched.scheduler.trace import CycleTrace
 from pysched.snapshot.cluster import Cluster, zone_key
+from pysched.snapshot.nodeinfo import NodeInfo
 
 LIMIT_REACHED = "limit reached"
 DEFAULT_MAX_NODES = 1000
@@ -212,6 +218,11 @@ class CopyMaker:
         except FieldError as e:
             raise InputError(e.message, file=t.source, obj=f"Pod {t.namespace}/{t.name}", field=e.path) from None
 
+    @property
+    def key(self) -> str:
+        """Names the template in the fast path's caches (one per template)."""
+        return f"{self.namespace}/{self.name}@{id(self)}"
+
     def copy_name(self, i: int) -> str:
         return f"{self.name}-copy-{i}"
 
@@ -313,6 +324,7 @@ class CapacityOptions:
     replicas: int = 0
     max_nodes: int = DEFAULT_MAX_NODES
     now: str | None = None
+    fast_copies: bool = True  # the copies' fast path (same decisions; False: every copy by the plain cycle)
 
 
 _REASON = re.compile(r"(\d+) (.+)")
@@ -337,7 +349,7 @@ def starting_cluster(cluster: Cluster, config: SchedulerConfig, registry: Regist
                      options: SimulationOptions) -> tuple[Cluster, SimulationResult]:
     """The snapshot simulated as ``simulate`` does; the cluster it leaves: bound pods on their nodes, victims
     gone, pods still pending left out (no nominations), storage as the simulation bound it."""
-    work = copy.deepcopy(cluster)
+    work = _isolated(cluster)
     sim = Simulation(work, config, registry, options)
     result = sim.run()
     state = sim.state
@@ -351,6 +363,12 @@ def starting_cluster(cluster: Cluster, config: SchedulerConfig, registry: Regist
         p.nominated_node_name = ""
     del bound_keys
     return start, result
+
+
+def _isolated(cluster: Cluster) -> Cluster:
+    """A cluster a simulation may run on without touching ``cluster``: a simulation changes only the pending
+    pods it binds or nominates (bound pods it deletes stay as they are; claims and volumes it copies)."""
+    return dataclasses.replace(cluster, pods=[p if p.node_name else copy.copy(p) for p in cluster.pods])
 
 
 class _Counter:
@@ -378,7 +396,15 @@ def _try_copy(sim: Simulation, c: _Counter, allow_preemption: bool, max_copies: 
         return
     c.i += 1
     pod = c.maker.make(c.i, index)
-    tr = sim.cycle(pod, 1)
+    fwk = sim.frameworks.get(pod.scheduler_name)
+    if fwk is None:
+        raise InputError(f"the template's schedulerName {pod.scheduler_name!r} has no profile in the scheduler "
+                         f"configuration", file=c.maker.template.source, field="spec.schedulerName")
+    scheduler = sim.scheduler
+    if isinstance(scheduler, CopyScheduler) and fwk.run_pre_enqueue(pod) is None:
+        tr = scheduler.schedule_copy(fwk, pod, c.maker.key)
+    else:
+        tr = sim.cycle(pod, 1)
     if tr.outcome == "Waiting":  # a Permit plugin holds it: the pass ends now, as for the queue
         sim.scheduler.end_pass(1)
     node = tr.node if tr.outcome == "Scheduled" else None
@@ -411,7 +437,7 @@ def count_copies(start: Cluster, makers: list[CopyMaker], config: SchedulerConfi
     answers = [TemplateAnswer(m.name, m.namespace) for m in makers]
     index = len(start.pods) + 1
     if options.mode == "together":
-        sim = Simulation(start, config, registry, sim_opts)
+        sim = _copy_simulation(start, config, registry, sim_opts, options.fast_copies)
         counters = [_Counter(m, a) for m, a in zip(makers, answers, strict=True)]
         while True:
             active = [c for c in counters if not c.done]
@@ -423,12 +449,19 @@ def count_copies(start: Cluster, makers: list[CopyMaker], config: SchedulerConfi
         return answers
     for m, a in zip(makers, answers, strict=True):
         # a fresh state per template: the previous template's copies were never there
-        sim = Simulation(_fresh(start), config, registry, sim_opts)
+        sim = _copy_simulation(_fresh(start), config, registry, sim_opts, options.fast_copies)
         c = _Counter(m, a)
         while not c.done:
             _try_copy(sim, c, options.allow_preemption, options.max_copies, index)
             index += 1
     return answers
+
+
+def _copy_simulation(start: Cluster, config: SchedulerConfig, registry: Registry, sim_opts: SimulationOptions,
+                     fast: bool) -> Simulation:
+    sim = Simulation(start, config, registry, sim_opts)
+    sim.scheduler = CopyScheduler(sim.scheduler, fast=fast and sim_opts.batched)
+    return sim
 
 
 def _fresh(start: Cluster) -> Cluster:
@@ -558,7 +591,7 @@ def node_template_search(cluster: Cluster, templates: list[Template], config: Sc
     first = node_copy_names(base, 1)[0]
     one = add_nodes(dataclasses.replace(workload_base, pods=[p for p in workload_base.pods if p.node_name]),
                     raw, 1, now)
-    probe = Simulation(copy.deepcopy(one), config, registry, sim_opts)
+    probe = Simulation(one, config, registry, sim_opts)
     unfit: set[str] = set()
     for p in pending:
         verdict = _fit_verdict(probe, p, first)
@@ -573,7 +606,7 @@ def node_template_search(cluster: Cluster, templates: list[Template], config: Sc
 
     def fits(n: int) -> bool:
         answer.probed.append(n)
-        work = copy.deepcopy(add_nodes(workload_base, raw, n, now))
+        work = _isolated(add_nodes(workload_base, raw, n, now))
         res = Simulation(work, config, registry, sim_opts).run()
         results[n] = res
         return all(k in res.bindings for k in must)
@@ -628,3 +661,188 @@ def _utilisation(res: SimulationResult, new_nodes: set[str]) -> dict[str, dict[s
 
 __all__ = ["CapacityAnswer", "CapacityOptions", "NodeTemplateAnswer", "Template", "TemplateAnswer",
            "check_template", "run_capacity", "zone_key"]
+
+
+# ------------------------------------------------------------------------------------------ the copies' fast path
+# Filter plugins whose verdict on a node reads only that node and the pod (plus PreFilter state that depends
+# on the pod alone), and Score plugins whose raw score does likewise. For copies of one template, the verdict
+# and raw score of a node can then change only when the node's pods change, which ClusterState.change_log
+# records: the fast path keeps them per node and recomputes only the nodes named in the log since. The
+# window of nodes a cycle examines, the normalisation and the host choice are the cycle's own, so every
+# decision is the one the full cycle makes (tests/test_capacity.py checks both paths give the same answers).
+NODE_LOCAL_FILTERS = frozenset({"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts",
+                                "NodeResourcesFit"})
+NODE_LOCAL_SCORES = frozenset({"NodeResourcesFit", "NodeResourcesBalancedAllocation", "ImageLocality",
+                               "TaintToleration", "NodeAffinity"})
+
+
+class _CopyCache:
+    """Per template: the last filter verdict and raw scores of every node, and how far the log was read."""
+
+    def __init__(self, n: int) -> None:
+        self.status: list[Status | None] = [None] * n
+        self.ok: list[bool] = [False] * n
+        self.log_pos = 0
+        self.filled = False
+        self.raw: dict[str, list[int | None]] = {}  # plugin -> raw score per node (None: not known)
+        self.base: list[int | None] = [None] * n  # weighted sum of the raw scores of plugins without normalize
+        self.active: tuple[str, ...] = ()
+
+
+class CopyScheduler(Scheduler):
+    """The scheduler for copies of templates: the full cycle, with the fast path above when it applies."""
+
+    def __init__(self, base: Scheduler, fast: bool = True) -> None:
+        super().__init__(base.state, base.options, extenders=base.extenders, waiting=base.waiting)
+        self.next_start_node_index = base.next_start_node_index
+        self.fast = fast
+        self.caches: dict[str, _CopyCache] = {}
+        self.index_of = {ni.name: i for i, ni in enumerate(self.state.node_infos)}
+        self.fast_cycles = 0
+
+    def schedule_copy(self, fwk: Framework, pod: Pod, key: str) -> CycleTrace:
+        self.settled = []
+        tr = self._copy_cycle(fwk, pod, key)
+        if len(self.waiting):
+            self.settle_waiting(pod.key)
+        return tr
+
+    def _copy_cycle(self, fwk: Framework, pod: Pod, key: str) -> CycleTrace:
+        if self.fast and not self.extenders and fwk.filter and not self.state.nominated \
+                and not pod.nominated_node_name and self.state.node_infos:
+            tr = self._fast_cycle(fwk, pod, key)
+            if tr is not None:
+                self.fast_cycles += 1
+                return tr
+        return self._schedule_one(fwk, pod, 1, False)
+
+    def _refresh(self, fwk: Framework, state: CycleState, pod: Pod, cache: _CopyCache) -> Status | None:
+        nodes = self.state.node_infos
+        log = self.state.change_log
+        if not cache.filled:
+            todo: Iterable[int] = range(len(nodes))
+            cache.filled = True
+        else:
+            todo = sorted({self.index_of[name] for name in log[cache.log_pos:] if name in self.index_of})
+        cache.log_pos = len(log)
+        for i in todo:
+            st = fwk.run_filter(state, pod, nodes[i])
+            if st is not None and st.code == Code.Error:
+                cache.filled = False
+                return st
+            cache.status[i] = st
+            cache.ok[i] = st is None or st.code == Code.Success
+            cache.base[i] = None
+            for raw in cache.raw.values():
+                raw[i] = None
+        return None
+
+    def _fast_cycle(self, fwk: Framework, pod: Pod, key: str) -> CycleTrace | None:
+        """None when the fast path does not apply to this cycle (nothing was changed then)."""
+        state = CycleState()
+        all_nodes = self.state.node_infos
+        pre_result, st, _returned = fwk.run_pre_filter(state, pod, all_nodes)
+        if st is not None and st.code != Code.Success:
+            return None
+        if pre_result is not None and not pre_result.all_nodes():
+            return None
+        if any(name not in NODE_LOCAL_FILTERS for name, _fn in fwk._filter_fns
+               if name not in state.skip_filter_plugins):
+            return None
+        cache = self.caches.get(key)
+        if cache is None:
+            cache = self.caches[key] = _CopyCache(len(all_nodes))
+        tr = CycleTrace(1, pod.key, pod.priority, profile=fwk.profile_name)
+        err = self._refresh(fwk, state, pod, cache)
+        if err is not None:
+            return self._error(tr, err)
+        n = len(all_nodes)
+        percentage = fwk.percentage_of_nodes_to_score()
+        if percentage is None:
+            percentage = self.options.global_percentage
+        to_find = num_feasible_nodes_to_find(percentage, n)
+        if not fwk.has_scoring():
+            to_find = 1
+        start = self.next_start_node_index
+        ok = cache.ok
+        # the nodes the cycle's sequential filter would visit from the rotating start, the feasible ones kept
+        order = chain(range(start, n), range(start))
+        window = list(islice(compress(order, chain(islice(ok, start, None), islice(ok, start))), to_find))
+        processed = (window[-1] - start) % n + 1 if len(window) >= to_find else n
+        infeasible = processed - len(window)
+        self.next_start_node_index = (start + processed) % n
+        tr.evaluated_nodes = len(window) + infeasible
+        if not window:
+            statuses = NodeToStatus({all_nodes[i].name: cache.status[i] for i in range(n)})  # type: ignore[misc]
+            return self._handle_failure(fwk, state, pod, statuses, "", tr)
+        feasible = [all_nodes[i] for i in window]
+        host = feasible[0].name
+        if len(feasible) > 1:
+            chosen = self._fast_score(fwk, state, pod, feasible, window, cache, tr)
+            if isinstance(chosen, Status):
+                return self._error(tr, chosen)
+            host = chosen
+        return self._assume_and_bind(fwk, state, pod, host, tr)
+
+    def _fast_score(self, fwk: Framework, state: CycleState, pod: Pod, feasible: list[NodeInfo], window: list[int],
+                    cache: _CopyCache, tr: CycleTrace) -> str | Status:
+        st = fwk.run_pre_score(state, pod, feasible)
+        if st is not None:
+            return st
+        active = [p for p in fwk.score if p.name not in state.skip_score_plugins]
+        if any(p.name not in NODE_LOCAL_SCORES for p in active):
+            return self._prioritize_and_select(fwk, state, pod, feasible, tr, False)
+        active_names = tuple(p.name for p in active)
+        if cache.active != active_names:
+            cache.active = active_names
+            cache.raw = {}
+            cache.base = [None] * len(self.state.node_infos)
+        nodes = self.state.node_infos
+        base = cache.base
+        stale = [i for i in window if base[i] is None]
+        if stale:
+            stale_nodes = [nodes[i] for i in stale]
+            sums = [0] * len(stale)
+            for p in active:
+                raw = cache.raw.get(p.name)
+                if raw is None:
+                    raw = cache.raw[p.name] = [None] * len(nodes)
+                values, sst = p.score_nodes(state, pod, stale_nodes) if fwk.handle.batched \
+                    else ScorePlugin.score_nodes(p, state, pod, stale_nodes)
+                if sst is not None and sst.code != Code.Success:
+                    return Status(Code.Error, error=f'running Score plugins: plugin "{p.name}" '
+                                                    f'failed with: {sst.message()}').with_plugin(p.name)
+                weight = fwk.score_weights.get(p.name, 1)
+                for k, (i, v) in enumerate(zip(stale, values, strict=True)):
+                    raw[i] = v
+                    if not p.HAS_NORMALIZE:
+                        if v > MAX_NODE_SCORE or v < MIN_NODE_SCORE:
+                            return Status(Code.Error, error=f'plugin "{p.name}" returns an invalid score {v}, it '
+                                                            f'should in the range of [{MIN_NODE_SCORE}, '
+                                                            f'{MAX_NODE_SCORE}] after normalizing')
+                        sums[k] += v * weight
+            for i, v in zip(stale, sums, strict=True):
+                base[i] = v
+        totals: list[int] = [base[i] for i in window]  # type: ignore[misc]
+        for p in active:
+            if not p.HAS_NORMALIZE:
+                continue
+            raw = cache.raw[p.name]
+            vals: list[int] = [raw[i] for i in window]  # type: ignore[misc]
+            if min(vals) == max(vals):
+                # the whitelisted normalisers map equal raw scores to equal scores: a constant added to
+                # every node cannot change the choice
+                continue
+            scores = [NodeScore(nodes[i].name, v) for i, v in zip(window, vals, strict=True)]
+            nst = p.normalize_score(state, pod, scores)
+            if nst is not None and nst.code != Code.Success:
+                return Status(Code.Error, error=f'running Normalize on Score plugins: plugin '
+                                                f'"{p.name}" failed with: {nst.message()}')
+            weight = fwk.score_weights.get(p.name, 1)
+            for k, sc in enumerate(scores):
+                totals[k] += sc.score * weight
+        best = max(totals)
+        tied = [nodes[window[k]].name for k, t in enumerate(totals) if t == best]
+        if self.options.tie_break == "name":
+            return min(tied)  # what _select_host picks: the smallest name among the best
+        return self._select_host([NodeScore(name, best) for name in tied])
