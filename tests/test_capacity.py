@@ -434,3 +434,16 @@ def test_fast_path_gives_the_plain_cycles_answers(seed: int, mode: str) -> None:
     plain = capacity(objs, templates, mode=mode, max_copies=150, fast_copies=False).to_dict()
     assert fast == plain
     assert any(t["count"] > 20 for t in fast["templates"])
+
+
+def test_capacity_bench_runs(tmp_path: Path) -> None:
+    """bench/capacity.py end to end on a small cluster (a smoke test: no timing assertions)."""
+    import subprocess
+    import sys
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "capacity.py"), "--nodes", "40", "--pods", "60",
+                           "--running", "10", "--keep", str(tmp_path)],
+                          capture_output=True, text=True, check=False, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.strip().splitlines()
+    assert [ln.split()[0] for ln in lines[1:]] == ["simulate", "copies", "node-template"]
+    assert "copies" in lines[2] and "needed 0" in lines[3]
