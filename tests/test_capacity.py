@@ -281,6 +281,22 @@ def test_node_template_minimum_verified() -> None:
     assert _fits_with(objs, node, 3) and not _fits_with(objs, node, 2)
     assert sorted(set(nt.placement.values())) == ["m5-1", "m5-2", "m5-3", "n1"]
     assert nt.unfittable == []
+    # 10.5 cpu requested: 1 or 2 copies (6, 10 cpu) cannot suffice, so they are not simulated
+    assert nt.pruned == {0: "cpu", 1: "cpu", 2: "cpu"}
+
+
+def test_node_template_pruning_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pysched.scheduler import capacity as cap
+    node = make_node("m5").alloc(cpu="4", memory="16Gi", pods="110").obj()
+    objs = [*_nodes(2, cpu="2"), *[make_pod(f"job-{i}").container(requests={"cpu": "1500m"}).obj()
+                                   for i in range(11)]]
+    with_bound = run_capacity(_cluster(objs), [], CONFIG, REGISTRY, CapacityOptions(node_template=node))
+    monkeypatch.setattr(cap, "short_of_resources", lambda cluster, must: "")
+    without = run_capacity(_cluster(objs), [], CONFIG, REGISTRY, CapacityOptions(node_template=node))
+    a, b = with_bound.node_template, without.node_template
+    assert a is not None and b is not None
+    assert (a.needed, a.probed, a.placement) == (b.needed, b.probed, b.placement)
+    assert a.pruned and not b.pruned
 
 
 def test_node_template_replicas_and_unfittable() -> None:

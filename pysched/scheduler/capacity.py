@@ -279,11 +279,13 @@ class NodeTemplateAnswer:
     placement: dict[str, str] = field(default_factory=dict)
     pending: list[str] = field(default_factory=list)  # pods still pending at n = needed (unfittable ones)
     utilisation: dict[str, dict[str, float]] = field(default_factory=dict)  # resource -> {all, new}
+    pruned: dict[int, str] = field(default_factory=dict)  # n -> the resource that cannot suffice (no simulation)
 
     def to_dict(self) -> dict:
         return {"name": self.name, "needed": self.needed, "max_nodes": self.max_nodes, "replicas": self.replicas,
                 "probed": list(self.probed), "unfittable": list(self.unfittable),
                 "placement": dict(sorted(self.placement.items())), "pending": list(self.pending),
+                "pruned": {str(n): r for n, r in sorted(self.pruned.items())},
                 "utilisation": self.utilisation}
 
 
@@ -604,9 +606,17 @@ def node_template_search(cluster: Cluster, templates: list[Template], config: Sc
 
     results: dict[int, SimulationResult] = {}
 
+    must_set = set(must)
+    # the bound below reads requests as NodeResourcesFit enforces them: only when every profile filters by it
+    can_prune = all("NodeResourcesFit" in {r.name for r in prof.enabled("filter")} for prof in config.profiles)
+
     def fits(n: int) -> bool:
         answer.probed.append(n)
         work = _isolated(add_nodes(workload_base, raw, n, now))
+        short = short_of_resources(work, must_set) if can_prune else ""
+        if short:
+            answer.pruned[n] = short
+            return False
         res = Simulation(work, config, registry, sim_opts).run()
         results[n] = res
         return all(k in res.bindings for k in must)
@@ -642,6 +652,43 @@ def node_template_search(cluster: Cluster, templates: list[Template], config: Sc
         answer.utilisation = _utilisation(res, set(node_copy_names(base, needed)))
     del copy_keys
     return answer
+
+
+def short_of_resources(cluster: Cluster, must: set[str]) -> str:
+    """A resource the pods of ``must`` together request more of than the whole cluster could ever offer them
+    ('' when none): then no simulation can bind them all, so fits(n) is false without one. Sound with
+    preemption: the requests of every running pod that one of them could preempt (lower priority than a
+    pod of ``must`` that may preempt) count as free."""
+    pending = [p for p in cluster.pods if not p.node_name and p.key in must]
+    if not pending:
+        return ""
+    preemptor = max((p.priority for p in pending if p.preemption_policy != NEVER), default=None)
+    supply: dict[str, int] = {"cpu": 0, "memory": 0, "ephemeral-storage": 0, "pods": 0}
+    for node in cluster.nodes:
+        alloc = node.allocatable
+        supply["cpu"] += alloc.get("cpu", 0)
+        supply["memory"] += alloc.get("memory", 0) // 1000
+        supply["ephemeral-storage"] += alloc.get("ephemeral-storage", 0) // 1000
+        supply["pods"] += alloc.get("pods", 0) // 1000
+    names = {n.name for n in cluster.nodes}
+    for p in cluster.pods:
+        if not p.node_name or p.node_name not in names or (preemptor is not None and p.priority < preemptor):
+            continue
+        r = p.requests
+        supply["cpu"] -= r.milli_cpu
+        supply["memory"] -= r.memory
+        supply["ephemeral-storage"] -= r.ephemeral_storage
+        supply["pods"] -= 1
+    demand = {"cpu": 0, "memory": 0, "ephemeral-storage": 0, "pods": len(pending)}
+    for p in pending:
+        r = p.requests
+        demand["cpu"] += r.milli_cpu
+        demand["memory"] += r.memory
+        demand["ephemeral-storage"] += r.ephemeral_storage
+    for name in ("cpu", "memory", "ephemeral-storage", "pods"):
+        if demand[name] > supply[name]:
+            return name
+    return ""
 
 
 def _utilisation(res: SimulationResult, new_nodes: set[str]) -> dict[str, dict[str, float]]:
