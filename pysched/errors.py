@@ -5,6 +5,8 @@ Errors are raised deep inside and turned into a message and an exit code only at
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 class PyschedError(Exception):
     """Base of every error pysched raises on purpose."""
@@ -47,8 +49,10 @@ class InputError(PyschedError):
 class InputErrors(InputError):
     """Several input errors reported together."""
 
-    def __init__(self, errors: list[InputError]) -> None:
-        self.errors = errors
+    errors: Sequence[InputError]
+
+    def __init__(self, errors: Sequence[InputError]) -> None:
+        self.errors = list(errors)
         super().__init__("\n".join(str(e) for e in errors))
 
     def _render(self) -> str:  # the joined messages are the whole text
@@ -57,6 +61,15 @@ class InputErrors(InputError):
 
 class ConfigError(InputError):
     """An invalid KubeSchedulerConfiguration."""
+
+
+class ConfigErrors(InputErrors, ConfigError):
+    """Several configuration errors reported together, one per line (upstream's aggregate)."""
+
+    errors: Sequence[ConfigError]
+
+    def __init__(self, errors: Sequence[ConfigError]) -> None:
+        super().__init__(errors)
 
 
 class QuantityError(ValueError):

@@ -329,7 +329,7 @@ class _Handler(BaseHTTPRequestHandler):
                             self.peer_cn = value
         super().setup()
 
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - quiet
+    def log_message(self, format: str, *args: object) -> None:
         pass
 
     def _serve(self) -> None:
@@ -350,7 +350,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = _serve  # noqa: N815
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = _serve
 
 
 # ------------------------------------------------------------------------------------------ TLS material

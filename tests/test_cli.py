@@ -33,7 +33,7 @@ ETL_MESSAGE = ("0/4 nodes are available: 1 node(s) had untolerated taint {dedica
                "for scheduling.")
 
 
-def run(*args: str, env: dict[str, str | None] | None = None, input: str | None = None):  # noqa: A002
+def run(*args: str, env: dict[str, str | None] | None = None, input: str | None = None):
     result = CliRunner().invoke(app, list(args), prog_name="pysched", terminal_width=80, input=input,
                                 env={**ENV, **(env or {})})
     assert TRACEBACK not in result.output
@@ -127,7 +127,7 @@ def test_progress_callback_is_wired_when_stderr_is_a_terminal(monkeypatch: pytes
     seen: list[object] = []
     real_run = Simulation.run
 
-    def spy(self: Simulation, progress=None):  # noqa: ANN001
+    def spy(self: Simulation, progress=None):
         seen.append(progress)
         return real_run(self, progress=progress)
 
@@ -213,7 +213,7 @@ def test_no_snapshot_and_no_kubeconfig_exits_2(monkeypatch: pytest.MonkeyPatch, 
 
 
 def test_internal_error_exits_1(monkeypatch: pytest.MonkeyPatch) -> None:
-    def boom(self: Simulation, progress=None):  # noqa: ANN001
+    def boom(self: Simulation, progress=None):
         raise RuntimeError("boom")
 
     monkeypatch.setattr(Simulation, "run", boom)
@@ -225,7 +225,7 @@ def test_internal_error_exits_1(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_input_error_raised_during_the_run_exits_2(monkeypatch: pytest.MonkeyPatch) -> None:
-    def bad(self: Simulation, progress=None):  # noqa: ANN001
+    def bad(self: Simulation, progress=None):
         raise InputError("a bad field", file="x.yaml", obj="Pod shop/x", field="spec.priority")
 
     monkeypatch.setattr(Simulation, "run", bad)

@@ -144,7 +144,7 @@ MERGES: list[tuple[str, str, str, list[Any]]] = [
      "filter", ["TaintToleration", "NodeName"]),
     ("score-entry-without-weight-gets-1",
      "profiles:\n- plugins:\n    score:\n      enabled:\n      - name: TaintToleration\n",
-     "score", [("TaintToleration", 1)] + DEFAULT_SCORES[1:]),
+     "score", [("TaintToleration", 1), *DEFAULT_SCORES[1:]]),
     ("score-weight-0-becomes-1",
      "profiles:\n- plugins:\n    score:\n      enabled:\n      - {name: InterPodAffinity, weight: 0}\n",
      "score", [("InterPodAffinity", 1)] + [s for s in DEFAULT_SCORES if s[0] != "InterPodAffinity"]),
@@ -153,7 +153,7 @@ MERGES: list[tuple[str, str, str, list[Any]]] = [
      "filter", ["NodeAffinity"] + [n for n in DEFAULT_POINTS["filter"] if n != "NodeAffinity"]),
     ("multipoint-weight-replaced-in-place",
      "profiles:\n- plugins:\n    multiPoint:\n      enabled:\n      - {name: TaintToleration, weight: 7}\n",
-     "score", [("TaintToleration", 7)] + DEFAULT_SCORES[1:]),
+     "score", [("TaintToleration", 7), *DEFAULT_SCORES[1:]]),
     ("multipoint-disable-removes-everywhere",
      "profiles:\n- plugins:\n    multiPoint:\n      disabled:\n      - name: DynamicResources\n",
      "preBind", ["VolumeBinding"]),
@@ -173,7 +173,7 @@ MERGES: list[tuple[str, str, str, list[Any]]] = [
                ("VolumeBinding", 1), ("PodTopologySpread", 2), ("InterPodAffinity", 2), ("ImageLocality", 1)]),
     ("negative-weight-kept",
      "profiles:\n- plugins:\n    score:\n      enabled:\n      - {name: ImageLocality, weight: -3}\n",
-     "score", [("ImageLocality", -3)] + DEFAULT_SCORES[:-1]),
+     "score", [("ImageLocality", -3), *DEFAULT_SCORES[:-1]]),
 ]
 
 
@@ -196,7 +196,7 @@ def test_multipoint_custom_plugin_is_appended_to_its_points() -> None:
                 "      - name: MyFilter\n", OOT_REGISTRY)
     assert names(cfg, "filter") == DEFAULT_POINTS["filter"] + ["MyFilter"]
     assert names(cfg, "preScore") == DEFAULT_POINTS["preScore"] + ["MyScore"]
-    assert scores(cfg) == DEFAULT_SCORES + [("MyScore", 4)]
+    assert scores(cfg) == [*DEFAULT_SCORES, ("MyScore", 4)]
     assert cfg.profiles[0].plugin_args["MyScore"] == {"decoded": {}}
     assert "MyFilter" not in cfg.profiles[0].plugin_args
 

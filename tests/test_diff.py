@@ -52,7 +52,7 @@ def test_diff_snapshot_b_golden(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------------------------- json
-def _simulate(path: str, config: str | None = None):  # noqa: ANN202
+def _simulate(path: str, config: str | None = None):
     registry = in_tree_registry()
     return Simulation(load_snapshot([path]), load_config(config, registry), registry,
                       SimulationOptions(trace=True)).run()
@@ -139,7 +139,7 @@ def test_usage_errors_exit_2(args: list[str], message: str) -> None:
 
 
 def test_internal_error_exits_1(monkeypatch: pytest.MonkeyPatch) -> None:
-    def boom(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+    def boom(*args, **kwargs):
         raise RuntimeError("boom")
 
     monkeypatch.setattr(diff_cmd, "simulate_pair", boom)

@@ -237,7 +237,7 @@ def test_explain_reproduces_the_recorded_last_cycles(stem: str) -> None:
         _check_verdict(explain_data(e), render_blocks(build_explain_document(e), "plain"), want[pod])
     # and a few pods through the explain run itself (simulation up to the pod, what-if computed)
     unschedulable = [p for p, c in want.items() if c["outcome"] == "Unschedulable"]
-    picks = list(dict.fromkeys(unschedulable[:2] + [list(want)[-1]]))
+    picks = list(dict.fromkeys([*unschedulable[:2], list(want)[-1]]))
     for pod in picks:
         e = explain_pod(load_snapshot([str(snap)]), cfg, registry, pod, SimulationOptions(tie_break="name"))
         _check_verdict(explain_data(e), render_blocks(build_explain_document(e), "plain"), want[pod])
@@ -263,7 +263,7 @@ def test_progress_callback_is_wired(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[tuple[int, int]] = []
 
     @contextlib.contextmanager
-    def spy(quiet: bool):  # noqa: ANN202
+    def spy(quiet: bool):
         yield None if quiet else (lambda done, total: calls.append((done, total)))
 
     baseline = run("explain", "shop/etl-1", "-f", DEMO, "-o", "json").stdout

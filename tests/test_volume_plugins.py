@@ -121,10 +121,10 @@ class World:
         self.vr = volumerestrictions.factory(None, handle)
         self.nvl = nodevolumelimits.factory(None, handle)
 
-    def pod(self, name: str):  # noqa: ANN201
+    def pod(self, name: str):
         return next(p for p in self.cluster.pods if p.name == name)
 
-    def run(self, plugin, pod_name: str) -> tuple[CycleState, Status | None, dict[str, Status | None]]:  # noqa: ANN001
+    def run(self, plugin, pod_name: str) -> tuple[CycleState, Status | None, dict[str, Status | None]]:
         """PreFilter, then Filter on every node when PreFilter neither rejected nor skipped."""
         state = CycleState()
         p = self.pod(pod_name)

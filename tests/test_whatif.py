@@ -123,12 +123,12 @@ def apply(change: Change, on: str, nodes: list[dict], pods: list[dict], pending:
     return nodes, pods, pending
 
 
-def whatif(nodes: list[dict], pods: list[dict], pending: dict):  # noqa: ANN201
+def whatif(nodes: list[dict], pods: list[dict], pending: dict):
     cs = state_of(nodes, pods)
     return compute_whatif(framework(cs), cs, parse_pod(pending, 99))
 
 
-def change_for(w, on: str, plugin: str) -> Change:  # noqa: ANN001
+def change_for(w, on: str, plugin: str) -> Change:
     s = next(s for s in w.suggestions if s.node == on)
     return next(c for c in s.changes if c.plugin == plugin)
 

@@ -54,7 +54,7 @@ def guarded(fn: Callable[[], T], debug: bool) -> T:
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)
         raise typer.Exit(130) from None
-    except Exception as e:  # noqa: BLE001 - the edge: anything else is an internal fault
+    except Exception as e:
         if debug:
             traceback.print_exc()
         typer.echo(f"internal error: {type(e).__name__}: {e} (run with --debug for the traceback)", err=True)

@@ -72,6 +72,7 @@ def write_data(data: object, output: Output) -> None:
 # ---------------------------------------------------------------------------------------------- the pod
 def resolve_pod(cluster: Cluster, ref: str, namespace: str | None) -> Pod:
     """``name``, ``namespace/name`` or ``-n namespace name``; unknown pods name the closest matches."""
+    ns: str | None
     if "/" in ref:
         ns, _, name = ref.partition("/")
         if namespace and namespace != ns:

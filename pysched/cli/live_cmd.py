@@ -9,12 +9,14 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from enum import StrEnum
+from types import ModuleType
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from pysched import __version__
 from pysched.cli.common import guarded, warn
+from pysched.errors import SourceError
 
 if TYPE_CHECKING:
     from pysched.snapshot.cluster import Cluster
@@ -44,12 +46,25 @@ def progress_printer(quiet: bool = False, stream=None) -> Callable[[str, int, bo
     return show
 
 
+LIVE_EXTRA_MISSING = ("reading a live cluster needs the kubernetes client, which is optional: "
+                      "pip install 'pysched[live]' (or give snapshot files)")
+
+
+def live_source() -> ModuleType:
+    """``pysched.snapshot.live``, imported on first use; without the ``live`` extra a clear error."""
+    try:
+        from pysched.snapshot import live
+    except ModuleNotFoundError as e:
+        if (e.name or "").split(".")[0] in ("kubernetes", "urllib3"):
+            raise SourceError(LIVE_EXTRA_MISSING) from None
+        raise
+    return live
+
+
 def load_live_cluster(kubeconfig: str | None, context: str | None, quiet: bool = False, *,
                       strict: bool = False) -> Cluster:
     """The live cluster for ``simulate`` when no snapshot file is given (the warnings are the caller's)."""
-    from pysched.snapshot.live import load_live
-
-    return load_live(kubeconfig, context, progress_printer(quiet), strict=strict)
+    return live_source().load_live(kubeconfig, context, progress_printer(quiet), strict=strict)
 
 
 def register(app: typer.Typer) -> None:
@@ -73,9 +88,8 @@ def register(app: typer.Typer) -> None:
 
         def run() -> None:
             from pysched.snapshot.export import SnapshotInfo, write_snapshot
-            from pysched.snapshot.live import read_live
 
-            snap = read_live(kubeconfig, context, progress_printer(quiet))
+            snap = live_source().read_live(kubeconfig, context, progress_printer(quiet))
             warn(snap.warnings, quiet)
             src = snap.source
             info = SnapshotInfo(cluster=src.cluster, context=src.context, server=src.server,

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from pysched import __version__
+from pysched import K8S_VERSION, __version__
 from pysched.cli.common import (
     EXIT_INPUT,
     Output,
@@ -31,7 +31,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=N
 
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"pysched {__version__} (kube-scheduler v1.34.1 semantics)")
+        typer.echo(f"pysched {__version__} (kube-scheduler {K8S_VERSION} semantics)")
         raise typer.Exit()
 
 

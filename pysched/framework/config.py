@@ -753,12 +753,12 @@ def build_config(raw: Mapping[str, Any] | None, registry: Registry, source: str 
 class _StrictLoader(yaml.SafeLoader):
     """A YAML loader that refuses a key repeated in one mapping (Kubernetes' strict decoding does)."""
 
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:  # type: ignore[override]
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
         seen: set[Any] = set()
         for key_node, _ in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":
                 continue
-            key = self.construct_object(key_node, deep=True)  # type: ignore[no-untyped-call]
+            key = self.construct_object(key_node, deep=True)
             try:
                 repeated = key in seen
             except TypeError:

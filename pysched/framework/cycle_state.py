@@ -13,7 +13,7 @@ class StateData:
 
 
 class CycleState:
-    __slots__ = ("_data", "skip_filter_plugins", "skip_score_plugins", "skip_prebind_plugins", "active_filters")
+    __slots__ = ("_data", "active_filters", "skip_filter_plugins", "skip_prebind_plugins", "skip_score_plugins")
 
     def __init__(self) -> None:
         self._data: dict[str, Any] = {}

@@ -104,7 +104,7 @@ def load_module_file(path: Path, source: str) -> ModuleType:
     sys.modules[name] = module  # dataclasses and pickling look the module up by name
     try:
         spec.loader.exec_module(module)
-    except Exception as exc:  # noqa: BLE001 - any failure of foreign code is a configuration error
+    except Exception as exc:
         sys.modules.pop(name, None)
         raise ConfigError(f"cannot load plugin: {_describe(exc)}", file=source) from exc
     return module
@@ -175,7 +175,7 @@ def load_entry_points(registry: Registry) -> None:
         source = entry_point_source(ep)
         try:
             module = ep.load()
-        except Exception as exc:  # noqa: BLE001 - any failure of foreign code is a configuration error
+        except Exception as exc:
             raise ConfigError(f"cannot load plugin {ep.value}: {_describe(exc)}", file=source) from exc
         _register(registry, module, source)
 

@@ -23,7 +23,7 @@ import os
 import ssl
 import tempfile
 import urllib.parse
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -396,12 +396,12 @@ class HTTPExtender:
             items = _field(node_list, "items") if isinstance(node_list, Mapping) else None
             for item in items or []:
                 meta = _field(item, "metadata") if isinstance(item, Mapping) else None
-                name = _field(meta, "name") if isinstance(meta, Mapping) else None
-                if not isinstance(name, str) or name not in by_name:
+                got = _field(meta, "name") if isinstance(meta, Mapping) else None
+                if not isinstance(got, str) or got not in by_name:
                     raise self._fail("filter", verb, pod, f'extender "{self.name}" returned a node '
-                                                          f"{json.dumps(name)} which is not found in the input "
+                                                          f"{json.dumps(got)} which is not found in the input "
                                                           f"node list")
-                names.append(name)
+                names.append(got)
         passed = [by_name[n] for n in names or []]
         failed = self._reasons(verb, pod, _field(result, "FailedNodes"), "FailedNodes")
         unresolvable = self._reasons(verb, pod, _field(result, "FailedAndUnresolvableNodes"),
@@ -590,7 +590,7 @@ def prioritize_with_extenders(extenders: list[HTTPExtender], pod: Pod,
     return out
 
 
-def call_extenders_for_preemption(extenders: list[HTTPExtender], pod: Pod, victims: dict[str, Victims],
+def call_extenders_for_preemption(extenders: Sequence[HTTPExtender], pod: Pod, victims: dict[str, Victims],
                                   node_lookup: Callable[[str], NodeInfo | None]
                                   ) -> tuple[dict[str, Victims], Status | None]:
     """Upstream ``callExtenders``: every interested extender that supports preemption may drop candidate

@@ -8,15 +8,19 @@ In-tree and out-of-tree plugins use exactly this API.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from pysched.framework.cycle_state import CycleState
 from pysched.framework.status import Status
 
 if TYPE_CHECKING:
+    import random
+
+    from pysched.framework.extender import HTTPExtender
     from pysched.model.objects import Pod
-    from pysched.snapshot.cluster import ClusterState
+    from pysched.snapshot.cluster import Cluster, ClusterState
     from pysched.snapshot.nodeinfo import NodeInfo
 
 MAX_NODE_SCORE = 100
@@ -24,35 +28,68 @@ MIN_NODE_SCORE = 0
 MAX_EXTENDER_PRIORITY = 10
 
 
-class Handle:
-    """What plugins may reach besides their arguments: the cluster state and the profile's framework."""
+class WaitingPod(Protocol):
+    """A pod held at Permit, as plugins see it (upstream's ``WaitingPod``)."""
 
-    def __init__(self, state: ClusterState, profile_name: str = "default-scheduler") -> None:
+    pod: Pod
+    node_name: str
+
+    def pending_plugins(self) -> list[str]: ...
+
+    def allow(self, plugin: str | None = None) -> None: ...
+
+    def reject(self, plugin: str, message: str) -> None: ...
+
+
+class WaitingPodMap(Protocol):
+    """Upstream's waiting-pods map (the scheduler layer implements it)."""
+
+    def waiting_pods(self) -> Sequence[WaitingPod]: ...
+
+    def get_waiting_pod(self, key: str) -> WaitingPod | None: ...
+
+    def allow(self, key: str, plugin: str | None = None) -> bool: ...
+
+    def reject_waiting_pod(self, key: str, plugin: str = "", message: str = "removed") -> bool: ...
+
+
+class Handle:
+    """What plugins may reach besides their arguments (upstream's ``framework.Handle``), given to it
+    when it is built: the cluster state, the profile's framework, the HTTP extenders, the pods waiting
+    on Permit and preemption's random source."""
+
+    def __init__(self, state: ClusterState, profile_name: str = "default-scheduler", *, batched: bool = True,
+                 extenders: Sequence[HTTPExtender] = (), waiting: WaitingPodMap | None = None,
+                 preemption_rng: random.Random | None = None) -> None:
         self.state = state
         self.profile_name = profile_name
         self.framework: Any = None  # set by the Framework that owns the plugins
         # True: plugins may use their batched paths and counts kept across cycles; False: the per-node
         # reference path (the same decisions, checked by the conformance suite on both paths)
-        self.batched = True
-        self.extenders: list[Any] = []  # the HTTP extenders (pysched.framework.extender), set by the simulation
+        self.batched = batched
+        self.extenders: Sequence[HTTPExtender] = extenders
+        self.waiting = waiting
+        # None: preemption starts at offset 0 (deterministic); a Random: upstream's random offset
+        self.preemption_rng = preemption_rng
 
-    # The pods held at Permit (upstream's waiting-pods map); the simulation replaces these four with its
-    # map's methods. A waiting pod has .pod, .node_name, .pending_plugins(), .allow(plugin) and
-    # .reject(plugin, message).
-    def waiting_pods(self) -> list[Any]:
-        return []
+    # The pods held at Permit (upstream's IterateOverWaitingPods, GetWaitingPod, ...).
+    def waiting_pods(self) -> Sequence[WaitingPod]:
+        return self.waiting.waiting_pods() if self.waiting is not None else []
 
-    def get_waiting_pod(self, pod_key: str) -> Any:
-        return None
+    def get_waiting_pod(self, pod_key: str) -> WaitingPod | None:
+        return self.waiting.get_waiting_pod(pod_key) if self.waiting is not None else None
 
     def allow(self, pod_key: str, plugin: str | None = None) -> bool:
-        return False
+        return self.waiting.allow(pod_key, plugin) if self.waiting is not None else False
 
     def reject_waiting_pod(self, pod_key: str, plugin: str = "", message: str = "removed") -> bool:
-        return False
+        if self.waiting is None:
+            return False
+        return self.waiting.reject_waiting_pod(pod_key, plugin, message)
 
     @property
-    def cluster(self):  # noqa: ANN201 - the loaded objects
+    def cluster(self) -> Cluster:
+        """The loaded objects."""
         return self.state.cluster
 
 
@@ -105,7 +142,7 @@ class PostFilterResult:
 class NodeToStatus:
     """Upstream ``NodeToStatus``: explicit per-node statuses plus one status for every absent node."""
 
-    __slots__ = ("statuses", "absent")
+    __slots__ = ("absent", "statuses")
 
     def __init__(self, statuses: dict[str, Status] | None = None, absent: Status | None = None) -> None:
         self.statuses = statuses if statuses is not None else {}

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from pysched.errors import ConfigError, InputErrors
+from pysched.errors import ConfigError, ConfigErrors
 
 API_GROUP = "kubescheduler.config.k8s.io"
 API_VERSION = f"{API_GROUP}/v1"
@@ -31,10 +31,6 @@ DEFAULT_FILTER_TIMEOUT_SECONDS = 10.0  # DRASchedulerFilterTimeout is beta and o
 
 INT32_RANGE = (-(2**31), 2**31 - 1)
 INT64_RANGE = (-(2**63), 2**63 - 1)
-
-
-class ConfigErrors(InputErrors, ConfigError):
-    """Several configuration errors reported together, one per line (upstream's aggregate)."""
 
 
 # --------------------------------------------------------------------------------------------------

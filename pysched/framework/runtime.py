@@ -61,7 +61,7 @@ class Framework:
                 self.instances[name] = spec.factory(profile.plugin_args.get(name), handle)
             except PyschedError:
                 raise
-            except Exception as exc:  # noqa: BLE001 - a plugin that cannot start stops the run, named
+            except Exception as exc:
                 raise PyschedError(f"plugin {name} ({spec.source}) failed to start in profile "
                                    f"{profile.scheduler_name}: {type(exc).__name__}: {exc}") from exc
 
@@ -107,7 +107,7 @@ class Framework:
         for p in self.pre_enqueue:
             try:
                 st = p.pre_enqueue(pod)
-            except Exception as exc:  # noqa: BLE001 - a plugin fault is a status, the run goes on
+            except Exception as exc:
                 return plugin_fault(p.name, "PreEnqueue", pod, exc)
             if st is not None and st.code != Code.Success:
                 return st.with_plugin(p.name)
@@ -123,7 +123,7 @@ class Framework:
         for p in self.pre_filter:
             try:
                 r, st = p.pre_filter(state, pod, nodes)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 return None, plugin_fault(p.name, "PreFilter", pod, exc), returned_sets
             if st is not None and st.code == Code.Skip:
                 state.skip_filter_plugins.add(p.name)
@@ -178,7 +178,7 @@ class Framework:
         for name, fn in active:
             try:
                 st = fn(state, pod, node)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 return plugin_fault(name, "Filter", pod, exc, node.name)
             if st is not None and st.code != Code.Success:
                 if st.code not in _REJECTED:
@@ -197,7 +197,7 @@ class Framework:
                 continue
             try:
                 st = p.filter(state, pod, node)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 st = plugin_fault(p.name, "Filter", pod, exc, node.name)
             out[p.name] = st if st is not None else Status()
         return out
@@ -242,7 +242,7 @@ class Framework:
         for p in self.post_filter:
             try:
                 r, st = p.post_filter(state, pod, statuses)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 return None, plugin_fault(p.name, "PostFilter", pod, exc)
             if st is None or st.code == Code.Success:
                 return r, Status().with_plugin(p.name)
@@ -262,7 +262,7 @@ class Framework:
         for p in self.pre_score:
             try:
                 st = p.pre_score(state, pod, nodes)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 return plugin_fault(p.name, "PreScore", pod, exc)
             if st is not None and st.code == Code.Skip:
                 state.skip_score_plugins.add(p.name)
@@ -286,7 +286,7 @@ class Framework:
                     values, st = p.score_nodes(state, pod, nodes)
                 else:
                     values, st = ScorePlugin.score_nodes(p, state, pod, nodes)
-            except Exception:  # noqa: BLE001 - find the node it raised on, one at a time
+            except Exception:
                 return out, self._locate_score_fault(p, state, pod, nodes)
             if st is not None and st.code != Code.Success:
                 return out, Status(Code.Error, error=f'running Score plugins: plugin "{name}" '
@@ -295,7 +295,7 @@ class Framework:
                 scores = [NodeScore(n.name, v) for n, v in zip(nodes, values, strict=True)]
                 try:
                     st = p.normalize_score(state, pod, scores)
-                except Exception as exc:  # noqa: BLE001
+                except Exception as exc:
                     return out, plugin_fault(name, "NormalizeScore", pod, exc)
                 if st is not None and st.code != Code.Success:
                     return out, Status(Code.Error, error=f'running Normalize on Score plugins: plugin '
@@ -314,7 +314,7 @@ class Framework:
         for n in nodes:
             try:
                 p.score(state, pod, n)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 return plugin_fault(p.name, "Score", pod, exc, n.name)
         return Status(Code.Error, error=f"plugin {p.name} raised in Score for pod {pod.key}").with_plugin(p.name)
 
@@ -323,7 +323,7 @@ class Framework:
         for p in self.reserve:
             try:
                 st = p.reserve(state, pod, node)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 return plugin_fault(p.name, "Reserve", pod, exc, node)
             if st is not None and st.code != Code.Success:
                 return st.with_plugin(p.name)
@@ -333,7 +333,7 @@ class Framework:
         for p in reversed(self.reserve):
             try:
                 p.unreserve(state, pod, node)
-            except Exception:  # noqa: BLE001,S110 - unreserve is best effort, as upstream
+            except Exception:
                 pass
 
     def run_permit(self, state: CycleState, pod: Pod, node: str) -> Status | None:
@@ -341,7 +341,7 @@ class Framework:
         for p in self.permit:
             try:
                 st, _timeout = p.permit(state, pod, node)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 return plugin_fault(p.name, "Permit", pod, exc, node)
             if st is None or st.code == Code.Success:
                 continue
@@ -357,7 +357,7 @@ class Framework:
                 continue
             try:
                 st = p.pre_bind(state, pod, node)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 return plugin_fault(p.name, "PreBind", pod, exc, node)
             if st is not None and st.code != Code.Success:
                 return st.with_plugin(p.name)
@@ -368,7 +368,7 @@ class Framework:
         for p in self.bind:
             try:
                 st = p.bind(state, pod, node)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 return p.name, plugin_fault(p.name, "Bind", pod, exc, node)
             if st is not None and st.code == Code.Skip:
                 continue
@@ -379,5 +379,5 @@ class Framework:
         for p in self.post_bind:
             try:
                 p.post_bind(state, pod, node)
-            except Exception:  # noqa: BLE001,S110 - informational point, as upstream
+            except Exception:
                 pass

@@ -16,7 +16,7 @@ class Code(IntEnum):
 
 
 class Status:
-    __slots__ = ("code", "reasons", "plugin", "error")
+    __slots__ = ("code", "error", "plugin", "reasons")
 
     def __init__(self, code: Code = Code.Success, *reasons: str, plugin: str = "", error: str | None = None):
         self.code = code

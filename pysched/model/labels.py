@@ -98,7 +98,7 @@ _LABEL_OPS = {"In", "NotIn", "Exists", "DoesNotExist"}
 class LabelSelector:
     """A parsed ``metav1.LabelSelector``."""
 
-    __slots__ = ("requirements", "nothing", "_eq")
+    __slots__ = ("_eq", "nothing", "requirements")
 
     def __init__(self, requirements: tuple[Requirement, ...] = (), nothing: bool = False) -> None:
         self.requirements = requirements
@@ -197,7 +197,7 @@ def _parse_requirement(e: object, field: str, ops: set[str]) -> Requirement:
         verr = label_value_error(v)
         if verr:
             raise selector_error(f"{field}.values[{i}]", verr)
-    return Requirement(key, op, frozenset(values))
+    return Requirement(str(key), op, frozenset(values))  # label_key_error passed: a string
 
 
 _NODE_OPS = _LABEL_OPS | {"Gt", "Lt"}

@@ -144,7 +144,7 @@ def _labels(raw: Mapping, key: str, path: str, validate: bool = False) -> dict[s
             err = label_key_error(k) or label_value_error(val)
             if err:
                 raise FieldError(f"{_child(path, key)}.{k}", err)
-    return v  # type: ignore[return-value]
+    return v
 
 
 def parse_resource_list(raw: object, path: str, allow_negative: bool = False) -> dict[str, int]:
@@ -197,7 +197,7 @@ class ObjectMeta:
     deletion_timestamp: str | None
 
     @classmethod
-    def parse(cls, raw: Mapping, path: str = "metadata", namespaced: bool = True) -> ObjectMeta:
+    def parse(cls, raw: object, path: str = "metadata", namespaced: bool = True) -> ObjectMeta:
         if not isinstance(raw, Mapping):
             raise FieldError(path, f"expected an object, got {_show(raw)}")
         name = raw.get("name")
@@ -211,7 +211,7 @@ class ObjectMeta:
             labels=_labels(raw, "labels", path),
             annotations=_map(raw, "annotations", path),
             creation=_time(raw, "creationTimestamp", path) or "",
-            owner_refs=[o for o in _list(raw, "ownerReferences", path) if isinstance(o, Mapping)],
+            owner_refs=[o for o in _list(raw, "ownerReferences", path) if isinstance(o, dict)],
             deletion_timestamp=_time(raw, "deletionTimestamp", path),
         )
 
@@ -631,12 +631,12 @@ def parse_pod(raw: Mapping, index: int = 0) -> Pod:
         overhead=parse_resource_list(spec.get("overhead"), f"{sp}.overhead"),
         pod_requests=pod_requests,
         host_network=_bool(spec, "hostNetwork", sp),
-        volumes=[v for v in _list(spec, "volumes", sp) if isinstance(v, Mapping)],
-        resource_claims=[v for v in _list(spec, "resourceClaims", sp) if isinstance(v, Mapping)],
+        volumes=[v for v in _list(spec, "volumes", sp) if isinstance(v, dict)],
+        resource_claims=[v for v in _list(spec, "resourceClaims", sp) if isinstance(v, dict)],
         phase=_str(status, "phase", "status"),
         start_time=_time(status, "startTime", "status"),
         nominated_node_name=_str(status, "nominatedNodeName", "status"),
-        conditions=[c for c in _list(status, "conditions", "status") if isinstance(c, Mapping)],
+        conditions=[c for c in _list(status, "conditions", "status") if isinstance(c, dict)],
         index=index,
     )
     derive_pod(pod)

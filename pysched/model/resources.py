@@ -58,7 +58,7 @@ def is_pod_level_supported(name: str) -> bool:
 class Resource:
     """Upstream's ``framework.Resource``: cpu in millicores, everything else in whole units."""
 
-    __slots__ = ("milli_cpu", "memory", "ephemeral_storage", "allowed_pod_number", "scalar")
+    __slots__ = ("allowed_pod_number", "ephemeral_storage", "memory", "milli_cpu", "scalar")
 
     def __init__(self, milli_cpu: int = 0, memory: int = 0, ephemeral_storage: int = 0,
                  allowed_pod_number: int = 0, scalar: dict[str, int] | None = None) -> None:

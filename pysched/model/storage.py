@@ -395,7 +395,7 @@ class CSIStorageCapacity:
 def parse_csi_storage_capacity(raw: Mapping) -> CSIStorageCapacity:
     meta = ObjectMeta.parse(raw.get("metadata"), "metadata")
     topo = raw.get("nodeTopology")
-    sizes = {}
+    sizes: dict[str, int | None] = {}
     for key in ("capacity", "maximumVolumeSize"):
         v = raw.get(key)
         if v is None:
@@ -575,7 +575,7 @@ def _translate_topology(pv: PersistentVolume, csi_key: str) -> NodeSelector | No
         if zones:
             req = Requirement(csi_key, "In", frozenset(zones))
             terms = sel.terms if sel is not None and sel.terms else (NodeSelectorTerm((), (), True),)
-            sel = NodeSelector(tuple(NodeSelectorTerm(t.expressions + (req,), t.fields, t.valid) for t in terms))
+            sel = NodeSelector(tuple(NodeSelectorTerm((*t.expressions, req), t.fields, t.valid) for t in terms))
     if region_label == LABEL_BETA_REGION and sel is not None and any(
             r.values for t in sel.terms for r in t.expressions if r.key == LABEL_BETA_REGION):
         sel = rekey(sel, LABEL_BETA_REGION, LABEL_REGION)

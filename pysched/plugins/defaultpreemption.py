@@ -15,6 +15,7 @@ from pysched.framework.interface import (
     PostFilterResult,
     PreEnqueuePlugin,
 )
+from pysched.framework.plugin_args import DefaultPreemptionArgs
 from pysched.framework.status import Code, Status
 from pysched.model.objects import Pod, PodDisruptionBudget
 from pysched.model.timeutil import NOW, parse_time
@@ -72,7 +73,8 @@ def terminating_by_preemption(p: Pod) -> bool:
 def split_by_pdb_violation(pods: list[Pod], pdbs: list[PodDisruptionBudget]) -> tuple[list[Pod], list[Pod]]:
     """Upstream ``filterPodsWithPDBViolation`` with a working copy of each budget's allowance."""
     allowed = [pdb.disruptions_allowed for pdb in pdbs]
-    violating, ok = [], []
+    violating: list[Pod] = []
+    ok: list[Pod] = []
     for pod in pods:
         violates = False
         if pod.labels:
@@ -93,7 +95,8 @@ def split_by_pdb_violation(pods: list[Pod], pdbs: list[PodDisruptionBudget]) -> 
 class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
     NAME = NAME
 
-    def __init__(self, args: object, handle: Handle, rng: random.Random | None = None) -> None:
+    def __init__(self, args: DefaultPreemptionArgs | None, handle: Handle,
+                 rng: random.Random | None = None) -> None:
         self.args = args if args is not None else decode_args(None)
         self.handle = handle
         self.rng = rng  # None: offset 0 (deterministic); a Random: upstream's random offset
@@ -137,7 +140,7 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
     def call_extenders(self, pod: Pod, candidates: list[Candidate]) -> tuple[list[Candidate], Status | None]:
         """Upstream ``callExtenders``: extenders that support preemption may drop candidates or change
         their victims (an Error status when a non-ignorable one fails)."""
-        extenders = getattr(self.handle, "extenders", None)
+        extenders = self.handle.extenders
         if not extenders:
             return candidates, None
         victims = {c.node: Victims(list(c.victims), c.num_pdb_violations) for c in candidates}
@@ -265,9 +268,9 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
 PLUGIN = DefaultPreemption
 
 
-def decode_args(raw: object) -> object:
+def decode_args(raw: object) -> DefaultPreemptionArgs:
     return decode_plugin_args(NAME, raw)
 
 
-def factory(args: object, handle: Handle) -> DefaultPreemption:
-    return DefaultPreemption(args, handle, getattr(handle, "preemption_rng", None))
+def factory(args: DefaultPreemptionArgs | None, handle: Handle) -> DefaultPreemption:
+    return DefaultPreemption(args, handle, handle.preemption_rng)

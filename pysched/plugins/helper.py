@@ -24,8 +24,12 @@ def go_div(a: int, b: int) -> int:
 
 
 def go_round(x: float) -> int:
-    """Go's ``math.Round``: half away from zero."""
-    return int(math.floor(x + 0.5)) if x >= 0 else -int(math.floor(-x + 0.5))
+    """Go's ``math.Round``: half away from zero, exactly (``floor(x + 0.5)`` is off for
+    0.49999999999999994, whose sum rounds up to 1.0)."""
+    if x < 0:
+        return -go_round(-x)
+    f = math.floor(x)
+    return f + 1 if x - f >= 0.5 else f
 
 
 def default_normalize_score(max_priority: int, reverse: bool, scores: list[NodeScore]) -> None:

@@ -178,7 +178,7 @@ class _TopologyAggregate:
     """Sums of (topology key, value) weights over every node, with how many contributions made each
     entry: an entry exists while any node contributes to it, even when its weights cancel out."""
 
-    __slots__ = ("version", "score", "presence", "contrib")
+    __slots__ = ("contrib", "presence", "score", "version")
 
     def __init__(self) -> None:
         self.version = 0

@@ -77,7 +77,7 @@ def preferred_score(terms: PreferredTerms, node: NodeInfo) -> int:
 
 def _raw_required_terms(pod: Pod) -> list:
     """The pod's raw ``nodeSelectorTerms`` (empty terms included, as upstream's PreFilter sees them)."""
-    spec = pod.raw.get("spec") if isinstance(pod.raw, Mapping) else None
+    spec: Any = pod.raw.get("spec") if isinstance(pod.raw, Mapping) else None
     try:
         terms = spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
     except (KeyError, TypeError):

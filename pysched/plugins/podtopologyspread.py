@@ -234,7 +234,7 @@ def node_has_all_keys(labels: dict[str, str], constraints: list[Constraint]) -> 
 class _Eligibility:
     """nodeAffinityPolicy / nodeTaintsPolicy checks for one pod, evaluated lazily per node."""
 
-    __slots__ = ("pod", "need_affinity", "need_taints")
+    __slots__ = ("need_affinity", "need_taints", "pod")
 
     def __init__(self, pod: Pod, constraints: list[Constraint]) -> None:
         self.pod = pod
@@ -333,7 +333,7 @@ def default_selector(pod: Pod, index: _WorkloadIndex) -> LabelSelector:
 class CriticalPaths:
     """The two smallest (topology value, match count) pairs, maintained as upstream does."""
 
-    __slots__ = ("v0", "n0", "v1", "n1")
+    __slots__ = ("n0", "n1", "v0", "v1")
 
     def __init__(self) -> None:
         self.v0, self.n0 = "", MAX_INT32
@@ -372,7 +372,7 @@ class _DomainCounts:
     in ``ClusterState.change_log`` since the last use are recounted (upstream recounts every node
     every cycle; the numbers are the same)."""
 
-    __slots__ = ("version", "tp", "contrib")
+    __slots__ = ("contrib", "tp", "version")
 
     def __init__(self, n: int) -> None:
         self.version = 0

@@ -75,7 +75,7 @@ def decode_args(raw: Any) -> Any:
 class _Claims:
     """Upstream ``PodVolumeClaims``."""
 
-    __slots__ = ("bound", "delayed", "immediate", "candidates")
+    __slots__ = ("bound", "candidates", "delayed", "immediate")
 
     def __init__(self) -> None:
         self.bound: list[PersistentVolumeClaim] = []
@@ -89,7 +89,7 @@ class _Claims:
 class PodVolumes:
     """Upstream ``PodVolumes`` for one node: static bindings (claim, PV) and claims to provision."""
 
-    __slots__ = ("static", "provisions")
+    __slots__ = ("provisions", "static")
 
     def __init__(self, static: list[tuple[PersistentVolumeClaim, PersistentVolume]] | None = None,
                  provisions: list[PersistentVolumeClaim] | None = None) -> None:
@@ -100,7 +100,7 @@ class PodVolumes:
 class _State(StateData):
     """Shared by clones, as upstream's (its Clone returns itself)."""
 
-    __slots__ = ("has_pvcs", "all_bound", "has_static_bindings", "by_node", "claims")
+    __slots__ = ("all_bound", "by_node", "claims", "has_pvcs", "has_static_bindings")
 
     def __init__(self, has_pvcs: bool = False, claims: _Claims | None = None) -> None:
         self.has_pvcs = has_pvcs
@@ -176,7 +176,7 @@ class Candidates:
     node check every volume). ``for_node`` keeps the list order, so the pick is unchanged; the reference
     path (``Handle.batched`` off) checks every candidate on every node, as upstream."""
 
-    __slots__ = ("volumes", "always", "by_label")
+    __slots__ = ("always", "by_label", "volumes")
 
     def __init__(self, claim: PersistentVolumeClaim, volumes: list[PersistentVolume]) -> None:
         self.volumes = volumes
@@ -551,7 +551,8 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
             for pvc, pv in volumes.static:
                 storage.bind_static(pvc, pv)
                 decisions[pvc.key] = {"pvc": pvc.key, "decision": "static", "pv": pv.name}
-            node = self.handle.state.get(node_name).node if self.handle is not None else None
+            ni = self.handle.state.get(node_name) if self.handle is not None else None
+            node = ni.node if ni is not None else None
             for pvc in volumes.provisions:
                 created = storage.provision(pvc, node if node is not None else _bare_node(node_name))
                 decisions[pvc.key] = {"pvc": pvc.key, "decision": "provision", "pv": created.name, "node": node_name}

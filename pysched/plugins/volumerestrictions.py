@@ -30,7 +30,7 @@ _RESTRICTED_SOURCES = ("gcePersistentDisk", "awsElasticBlockStore", "rbd", "iscs
 
 
 class _State(StateData):
-    __slots__ = ("rwop_pvcs", "conflicting_pvc_ref_count")
+    __slots__ = ("conflicting_pvc_ref_count", "rwop_pvcs")
 
     def __init__(self, rwop_pvcs: frozenset[str], conflicting: int) -> None:
         self.rwop_pvcs = rwop_pvcs

@@ -8,6 +8,7 @@ the final NodeInfo totals); nothing is recomputed. ``build_diff`` makes the view
 from __future__ import annotations
 
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -343,7 +344,7 @@ def build_diff_document(v: DiffView, *, max_rows: int = DEFAULT_MAX_ROWS) -> lis
     return blocks
 
 
-_FMT = {"cpu": sm.fmt_cpu, "memory": sm.fmt_bytes, "pods": str}
+_FMT: dict[str, Callable[[int], str]] = {"cpu": sm.fmt_cpu, "memory": sm.fmt_bytes, "pods": str}
 
 
 def _usage_table(title: str, what: str, a: dict[str, Usage], b: dict[str, Usage], max_rows: int) -> Table:

@@ -184,14 +184,13 @@ def verdict_text(st: Status) -> str:
     return f"{label}: {msg}" if msg else label
 
 
-def _cycle_headline(c: CycleTrace) -> tuple[str, str]:
-    style = OUTCOME_STYLE.get(c.outcome, "")
+def _cycle_headline(c: CycleTrace) -> str:
     if c.outcome == sm.SCHEDULED:
-        return f"pass {c.pass_no}: Scheduled on {c.node}", style
+        return f"pass {c.pass_no}: Scheduled on {c.node}"
     if c.outcome == sm.NOMINATED:
         victims = sm.fmt_list(list(c.victims or []), 5) or "no victim deleted"
-        return f"pass {c.pass_no}: Nominated to {c.nominated_node}, preempting {victims}", style
-    return f"pass {c.pass_no}: {c.outcome}", style
+        return f"pass {c.pass_no}: Nominated to {c.nominated_node}, preempting {victims}"
+    return f"pass {c.pass_no}: {c.outcome}"
 
 
 def cycle_fact_lines(c: CycleTrace) -> list[str]:
@@ -217,7 +216,7 @@ def cycle_fact_lines(c: CycleTrace) -> list[str]:
 
 
 def cycle_blocks(c: CycleTrace, max_rows: int) -> list[Block]:
-    headline, style = _cycle_headline(c)
+    headline = _cycle_headline(c)
     out: list[Block] = [Heading(headline, 3)]
     lines = cycle_fact_lines(c)
     if c.bound_by:

@@ -65,7 +65,7 @@ def _table(t: Table, fmt: str) -> str:
     esc = _md_escape if md else _one_line
     rows = [[esc(_one_line(c.text)) for c in row] for row in t.rows]
     align = [c.justify for c in t.columns]
-    headers: list[str] | str = [esc(c.header) for c in t.columns] if t.show_header or md else ()
+    headers: list[str] = [esc(c.header) for c in t.columns] if t.show_header or md else []
     tablefmt = _TABLEFMT[fmt] if headers else "plain"
     body = tabulate(rows, headers=headers, tablefmt=tablefmt, colalign=align, disable_numparse=True)
     title = f"**{_md_escape(t.title)}**" if md else t.title

@@ -47,7 +47,7 @@ class WaitingPod:
     the snapshot, so later pods see it, until every plugin that asked to wait allows it, one rejects it,
     or the pass ends."""
 
-    __slots__ = ("pod", "node_name", "fwk", "state", "trace", "pending", "reasons", "rejected")
+    __slots__ = ("fwk", "node_name", "pending", "pod", "reasons", "rejected", "state", "trace")
 
     def __init__(self, pod: Pod, node_name: str, fwk: Framework, state: CycleState, trace: CycleTrace,
                  timeouts: dict[str, float], reasons: dict[str, str]) -> None:
@@ -315,7 +315,7 @@ class Scheduler:
         for p in fwk.permit:
             try:
                 st, timeout = p.permit(state, pod, host)
-            except Exception as exc:  # noqa: BLE001 - a plugin fault is a status, the run goes on
+            except Exception as exc:
                 return plugin_fault(p.name, "Permit", pod, exc, host), {}, {}
             if st is None or st.code == Code.Success:
                 continue
@@ -479,4 +479,4 @@ class Scheduler:
 
 
 def _duration(seconds: float) -> str:
-    return format_go_duration(int(round(seconds * 1e9)))
+    return format_go_duration(round(seconds * 1e9))

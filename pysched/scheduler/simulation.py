@@ -101,25 +101,15 @@ class Simulation:
         self.waiting = WaitingPods()
         self.frameworks: dict[str, Framework] = {}
         for profile in config.profiles:
-            handle = Handle(self.state, profile.scheduler_name)
-            handle.preemption_rng = self.rng if self.options.tie_break == "random" else None  # type: ignore[attr-defined]
-            handle.batched = self.options.batched
-            self._attach(handle)
+            handle = Handle(self.state, profile.scheduler_name, batched=self.options.batched,
+                            extenders=self.extenders, waiting=self.waiting,
+                            preemption_rng=self.rng if self.options.tie_break == "random" else None)
             self.frameworks[profile.scheduler_name] = Framework(with_ignored_resources(profile, ignored),
                                                                 registry, handle)
         self.scheduler = Scheduler(self.state, CycleOptions(
             tie_break=self.options.tie_break, rng=self.rng,
             global_percentage=config.percentage_of_nodes_to_score, trace=self.options.trace),
             extenders=self.extenders, waiting=self.waiting)
-
-    def _attach(self, handle: Handle) -> None:
-        """What plugins reach through their handle besides the cluster: the extenders (preemption calls
-        them) and the pods waiting on Permit (upstream's IterateOverWaitingPods, GetWaitingPod, ...)."""
-        handle.extenders = self.extenders  # type: ignore[attr-defined]
-        handle.waiting_pods = self.waiting.waiting_pods  # type: ignore[method-assign]
-        handle.get_waiting_pod = self.waiting.get_waiting_pod  # type: ignore[attr-defined]
-        handle.allow = self.waiting.allow  # type: ignore[attr-defined]
-        handle.reject_waiting_pod = self.waiting.reject_waiting_pod  # type: ignore[attr-defined]
 
     def _queue(self) -> tuple[list[Pod], list[tuple[str, str]], list[tuple[str, str]]]:
         pending, not_simulated, ignored = [], [], []
@@ -146,7 +136,7 @@ class Simulation:
                 return a.pod.index - b.pod.index
             try:
                 infos.sort(key=functools.cmp_to_key(cmp))
-            except Exception as exc:  # noqa: BLE001 - no pod's cycle can carry this fault: the run stops
+            except Exception as exc:
                 raise PyschedError(f"plugin {sort_plugin.name} raised in QueueSort: {type(exc).__name__}: {exc}"
                                    ) from exc
         return [i.pod for i in infos], not_simulated, ignored

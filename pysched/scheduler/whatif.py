@@ -17,6 +17,7 @@ from typing import Any
 
 from pysched.framework.config import SchedulerConfig
 from pysched.framework.cycle_state import CycleState
+from pysched.framework.interface import FilterPlugin
 from pysched.framework.registry import Registry
 from pysched.framework.runtime import Framework
 from pysched.framework.status import Code, Status
@@ -331,18 +332,18 @@ class _Context:
         if not added or err is not None:
             return self.state
         inst = self.fwk.instances.get(plugin)
-        st = inst.filter(state_nom, self.pod, ni_nom) if inst is not None else None
+        st = inst.filter(state_nom, self.pod, ni_nom) if isinstance(inst, FilterPlugin) else None
         return state_nom if not _passes(st) else self.state
 
     # ------------------------------------------------------------------ NodeResourcesFit
     def _resources(self, ni: NodeInfo, st: Status) -> Change:
         change = Change("NodeResourcesFit", RESOURCES, _reason(st))
         inst = self.fwk.instances.get("NodeResourcesFit")
-        ignored = getattr(inst, "ignored_resources", frozenset())
-        groups = getattr(inst, "ignored_resource_groups", frozenset())
+        ignored: frozenset[str] = getattr(inst, "ignored_resources", frozenset())
+        groups: frozenset[str] = getattr(inst, "ignored_resource_groups", frozenset())
         view = self._nominated_view(ni)
         short = fits_request(self.pod.requests, view, ignored, groups)
-        rows = []
+        rows: list[dict[str, Any]] = []
         need: dict[str, int] = {}
         for r in short:
             free = r.capacity - r.used
@@ -388,7 +389,7 @@ class _Context:
         set_labels: dict[str, str] = {}
         remove: set[str] = set()
         details: dict[str, Any] = {}
-        mismatched = [{"key": k, "want": v, "have": labels.get(k)} for k, v in sorted((self.pod.node_selector or {})
+        mismatched: list[dict[str, Any]] = [{"key": k, "want": v, "have": labels.get(k)} for k, v in sorted((self.pod.node_selector or {})
                                                                                        .items()) if labels.get(k) != v]
         if mismatched:
             details["node_selector"] = mismatched

@@ -16,15 +16,17 @@ import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 import yaml
 
 from pysched.errors import InputError
 
+_Dumper: Any  # the C dumper or the pure-Python one: the stubs type them apart
 try:
     _Dumper = yaml.CSafeDumper
 except AttributeError:  # pragma: no cover - libyaml missing
-    _Dumper = yaml.SafeDumper  # type: ignore[misc]
+    _Dumper = yaml.SafeDumper
 
 # annotations the volume plugins read: redacting them would change the decisions
 KEEP_ANNOTATIONS = frozenset({"volume.kubernetes.io/selected-node", "volume.beta.kubernetes.io/storage-class",

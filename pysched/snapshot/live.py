@@ -324,7 +324,7 @@ def _install_get_only_guard(api: ApiClient) -> None:
             raise SourceError(f"refused to send {method} {url}: pysched only reads from a cluster (GET)")
         return send(method, url, *args, **kwargs)
 
-    pool.urlopen = urlopen  # type: ignore[method-assign]
+    pool.urlopen = urlopen
 
 
 @contextmanager
@@ -347,12 +347,14 @@ def _client_log_capture(notes: list[str]) -> Iterator[None]:
 def _proxy_for(source: Source) -> str | None:
     """kubectl's proxy: the cluster's proxy-url, else $HTTPS_PROXY/$HTTP_PROXY unless $NO_PROXY covers it."""
     cluster = _named(source.config, "clusters", source.cluster) or {}
-    body = cluster.get("cluster") if isinstance(cluster.get("cluster"), dict) else {}
+    body = cluster.get("cluster")
+    if not isinstance(body, dict):
+        body = {}
     if isinstance(body.get("proxy-url"), str) and body["proxy-url"]:
         return body["proxy-url"]
     host = urllib.parse.urlsplit(source.server).hostname or ""
     proxies = urllib.request.getproxies_environment()
-    if not host or urllib.request.proxy_bypass_environment(host, proxies):
+    if not host or urllib.request.proxy_bypass_environment(host, proxies):  # type: ignore[attr-defined]  # not in the stubs
         return None
     return proxies.get(urllib.parse.urlsplit(source.server).scheme) or None
 
@@ -404,7 +406,7 @@ class LiveClient:
     def close(self) -> None:
         try:
             self.api.close()
-        except Exception:  # noqa: BLE001 - closing must never hide the real outcome
+        except Exception:
             pass
 
     # -------------------------------------------------------------- one GET
@@ -440,7 +442,7 @@ class LiveClient:
                     status, body, retry_after = self._send(path, query or [])
             except SourceError:
                 raise
-            except Exception as e:  # noqa: BLE001 - every transport failure becomes one clear message
+            except Exception as e:
                 raise self._transport_error(e, path) from None
             throttled = status == 429 or (status >= 500 and retry_after)
             if not throttled or attempt == THROTTLE_RETRIES:
@@ -552,8 +554,8 @@ class LiveClient:
                     item.pop("kind", None)
                     item.pop("apiVersion", None)
                     items.append({"apiVersion": res.api_version, "kind": res.kind, **item})
-            meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
-            nxt = meta.get("continue") or ""
+            listmeta = doc.get("metadata")
+            nxt = (listmeta.get("continue") if isinstance(listmeta, dict) else None) or ""
             if nxt and nxt == token:
                 raise SourceError(f"{self.source.server}{res.path}: the server repeats the same continue token")
             token = "" if full_list else nxt

@@ -28,6 +28,7 @@ import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, BinaryIO
 
 import yaml
 
@@ -59,13 +60,14 @@ from pysched.model.storage import (
 )
 from pysched.snapshot.cluster import Cluster
 
+_Base: Any  # the C loader or the pure-Python one: the stubs type them apart
 try:  # the C loader is many times faster on large dumps
     _Base = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - libyaml missing
-    _Base = yaml.SafeLoader  # type: ignore[misc]
+    _Base = yaml.SafeLoader
 
 
-class _Loader(_Base):  # type: ignore[valid-type,misc]
+class _Loader(_Base):
     """Timestamps stay the strings they are: Kubernetes reads them as RFC 3339 text, and an unquoted
     ``2025-13-45`` must not fail inside the YAML constructor."""
 
@@ -210,7 +212,7 @@ def _isatty(stream: object) -> bool:
         return False
 
 
-def _read_bounded(f: io.BufferedIOBase, max_bytes: int, name: str) -> bytes:
+def _read_bounded(f: io.BufferedIOBase | BinaryIO, max_bytes: int, name: str) -> bytes:
     """At most ``max_bytes + 1`` bytes; stops early on binary data (``/dev/zero`` must not fill memory)."""
     head = f.read(min(8192, max_bytes + 1))
     if b"\x00" in head and not head.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
@@ -367,6 +369,7 @@ def _check_yaml_size(text: str, source: str) -> None:
     recurses): a document nested deeper than ``MAX_DEPTH``, aliases that would add more than
     ``MAX_ALIAS_NODES`` nodes when expanded (billion laughs), or an alias to a node that encloses it (a
     recursive structure) is an ``InputError``. Time and memory are linear in the text."""
+    ev: Any  # the stubs' Event has no anchor, and an optional start_mark
     if "&" not in text:  # no anchor, hence no alias: only the nesting needs watching (the common case)
         depth = 0
         index = 0
@@ -523,7 +526,7 @@ def _document_node(doc: Document) -> yaml.Node | None:
                     break
         finally:
             loader.dispose()
-    except Exception:  # noqa: BLE001 - only a nicety for the message (e.g. JSON that is no YAML)
+    except Exception:
         node = None
     _located[key] = (doc.text, node)  # type: ignore[assignment]
     return node
@@ -610,7 +613,7 @@ def _describe(obj: Mapping) -> str:
     name = name if isinstance(name, str) and name else "<unnamed>"
     kind = obj.get("kind")
     kind = kind if isinstance(kind, str) and kind else "object"
-    if kind in CLUSTER_SCOPED or kind not in USED_KINDS and not meta.get("namespace"):  # type: ignore[union-attr]
+    if kind in CLUSTER_SCOPED or (kind not in USED_KINDS and not meta.get("namespace")):  # type: ignore[union-attr]
         return f"{kind} {name}"
     ns = meta.get("namespace")  # type: ignore[union-attr]
     return f"{kind} {ns if isinstance(ns, str) and ns else 'default'}/{name}"
@@ -760,7 +763,7 @@ def _add_storage(cluster: Cluster, kind: str, obj: Mapping) -> None:
         cluster.csi_storage_capacities.append(parse_csi_storage_capacity(obj))
 
 
-def _failer(problems: _Problems, doc: Document, where: str, obj: Mapping):  # noqa: ANN202
+def _failer(problems: _Problems, doc: Document, where: str, obj: Mapping):
     def fail(message: str, fieldpath: str | None = None) -> None:
         problems.add(doc, where, obj, message, fieldpath)
     return fail

@@ -11,7 +11,7 @@ ZERO_IP = "0.0.0.0"
 class ImageState:
     """Upstream ``ImageStateSummary``: an image's size and how many nodes hold it."""
 
-    __slots__ = ("size", "num_nodes")
+    __slots__ = ("num_nodes", "size")
 
     def __init__(self, size: int, num_nodes: int) -> None:
         self.size = size
@@ -19,8 +19,19 @@ class ImageState:
 
 
 class NodeInfo:
-    __slots__ = ("node", "name", "pods", "requested", "non_zero_requested", "allocatable", "used_ports",
-                 "pods_with_affinity", "pods_with_required_anti_affinity", "image_states", "generation")
+    __slots__ = (
+        "allocatable",
+        "generation",
+        "image_states",
+        "name",
+        "node",
+        "non_zero_requested",
+        "pods",
+        "pods_with_affinity",
+        "pods_with_required_anti_affinity",
+        "requested",
+        "used_ports",
+    )
 
     def __init__(self, node: Node, image_states: dict[str, ImageState] | None = None) -> None:
         self.node = node
@@ -99,8 +110,8 @@ class NodeInfo:
                     return True
             return False
         for check in (ZERO_IP, ip):
-            ports = self.used_ports.get(check)
-            if ports and key in ports:
+            at = self.used_ports.get(check)
+            if at and key in at:
                 return True
         return False
 

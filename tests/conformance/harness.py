@@ -53,7 +53,7 @@ def main() -> None:  # pragma: no cover - a developer's report: python -m tests.
         fam = stem.split("-", 1)[1]
         try:
             ok, bad, notes = run_scenario(snap, cfg, exp)
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             ok, bad, notes = 0, 1, [f"crash: {type(e).__name__}: {e}"]
         f = fams.setdefault(fam, [0, 0, 0, 0])
         f[0] += ok

@@ -11,7 +11,7 @@ FOREIGN = scenario_inputs(SHARED / "foreign") if (SHARED / "foreign").is_dir() e
 
 
 def _check(snap, cfg, exp, batched: bool = True) -> None:
-    ok, bad, notes = run_scenario(snap, cfg, exp, batched)
+    _ok, bad, notes = run_scenario(snap, cfg, exp, batched)
     assert bad == 0 and not notes, "\n".join(notes[:20])
 
 

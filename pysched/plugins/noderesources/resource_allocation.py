@@ -70,7 +70,7 @@ def allocatable_and_requested(node: NodeInfo, resource: str, pod_request: int,
 class ResourceAllocationScorer:
     """Upstream ``resourceAllocationScorer``: gathers the per-resource vectors and applies a scorer."""
 
-    __slots__ = ("name", "resources", "weights", "use_requested", "pod_level", "scorer")
+    __slots__ = ("name", "pod_level", "resources", "scorer", "use_requested", "weights")
 
     def __init__(self, name: str, resources: Sequence[tuple[str, int]], scorer: VectorScorer,
                  use_requested: bool, pod_level: bool) -> None:
