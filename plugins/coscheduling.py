@@ -111,7 +111,7 @@ class Coscheduling(PreFilterPlugin, PostFilterPlugin, ReservePlugin, PermitPlugi
 
     def _members_with_node(self, group: Group, pod: Pod) -> int:
         """Members bound, running or reserved (waiting) on a node, this pod aside."""
-        placed = self.handle.state.pod_node
+        placed = self.handle.snapshot.pod_node
         return sum(1 for p in self.handle.cluster.pods if p is not pod and group.has(p) and p.key in placed)
 
     # ------------------------------------------------------------------ PreFilter

@@ -27,6 +27,7 @@ from pysched.cli.common import (
 from pysched.cli.plugins_cmd import PluginDirOption
 from pysched.errors import InputError
 from pysched.model.objects import Pod
+from pysched.scheduler.trace import Outcome
 from pysched.snapshot.cluster import Cluster
 
 FILENAME_HELP = "Snapshot files or folders ('-' for stdin; repeatable). Without: the live cluster."
@@ -175,7 +176,7 @@ def register(app: typer.Typer) -> None:
             else:
                 write_data(explain_data(e), output)
             last = e.cycles[-1] if e.cycles else None
-            return 0 if last is not None and last.outcome == "Scheduled" else EXIT_UNSCHEDULABLE
+            return 0 if last is not None and last.outcome is Outcome.SCHEDULED else EXIT_UNSCHEDULABLE
 
         code = guarded(run, debug)
         if code:

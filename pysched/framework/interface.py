@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     import random
 
     from pysched.framework.extender import HTTPExtender
+    from pysched.framework.runtime import Framework
     from pysched.model.objects import Pod
     from pysched.snapshot.cluster import Cluster, ClusterState
     from pysched.snapshot.nodeinfo import NodeInfo
@@ -58,12 +59,14 @@ class Handle:
     when it is built: the cluster state, the profile's framework, the HTTP extenders, the pods waiting
     on Permit and preemption's random source."""
 
-    def __init__(self, state: ClusterState, profile_name: str = "default-scheduler", *, batched: bool = True,
+    def __init__(self, snapshot: ClusterState, profile_name: str = "default-scheduler", *, batched: bool = True,
                  extenders: Sequence[HTTPExtender] = (), waiting: WaitingPodMap | None = None,
                  preemption_rng: random.Random | None = None) -> None:
-        self.state = state
+        # the cluster as this simulation has changed it (upstream's SnapshotSharedLister); not ``state``,
+        # which is every plugin method's CycleState
+        self.snapshot = snapshot
         self.profile_name = profile_name
-        self.framework: Any = None  # set by the Framework that owns the plugins
+        self._framework: Framework | None = None  # the Framework that owns the plugins attaches itself
         # True: plugins may use their batched paths and counts kept across cycles; False: the per-node
         # reference path (the same decisions, checked by the conformance suite on both paths)
         self.batched = batched
@@ -88,9 +91,25 @@ class Handle:
         return self.waiting.reject_waiting_pod(pod_key, plugin, message)
 
     @property
+    def framework(self) -> Framework:
+        """The profile's framework (upstream's Handle is the framework itself)."""
+        if self._framework is None:
+            raise RuntimeError("this handle belongs to no framework yet: a plugin's factory must not use it")
+        return self._framework
+
+    @framework.setter
+    def framework(self, fwk: Framework) -> None:
+        self._framework = fwk
+
+    @property
     def cluster(self) -> Cluster:
         """The loaded objects."""
-        return self.state.cluster
+        return self.snapshot.cluster
+
+    @property
+    def state(self) -> ClusterState:
+        """The name ``snapshot`` had before 0.2, kept for out-of-tree plugins written against it."""
+        return self.snapshot
 
 
 class Plugin(ABC):  # noqa: B024 - a marker base; extension points add the abstract methods

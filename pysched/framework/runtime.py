@@ -204,7 +204,7 @@ class Framework:
 
     def add_nominated_pods(self, state: CycleState, pod: Pod,
                            node: NodeInfo) -> tuple[bool, CycleState, NodeInfo, Status | None]:
-        nominated = self.handle.state.nominated_pods_for(node.name)
+        nominated = self.handle.snapshot.nominated_pods_for(node.name)
         if not nominated:
             return False, state, node, None
         added = False

@@ -119,7 +119,7 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
         ok, msg = self.eligible(pod, statuses.get(pod.nominated_node_name))
         if not ok:
             return PostFilterResult(details={"preemption": details}), Status.unschedulable(msg)
-        all_nodes = self.handle.state.node_infos
+        all_nodes = self.handle.snapshot.node_infos
         candidates, node_statuses = self.find_candidates(state, pod, all_nodes, statuses, details)
         details.candidates = candidates
         details.node_statuses = node_statuses.statuses
@@ -144,7 +144,7 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
         if not extenders:
             return candidates, None
         victims = {c.node: Victims(list(c.victims), c.num_pdb_violations) for c in candidates}
-        kept, st = call_extenders_for_preemption(extenders, pod, victims, self.handle.state.get)
+        kept, st = call_extenders_for_preemption(extenders, pod, victims, self.handle.snapshot.get)
         if st is not None:
             return [], st
         return [Candidate(node, v.pods, v.num_pdb_violations) for node, v in kept.items()], None
@@ -156,7 +156,7 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
         if nominated:
             if nominated_status.code == Code.UnschedulableAndUnresolvable:
                 return True, ""
-            ni = self.handle.state.get(nominated)
+            ni = self.handle.snapshot.get(nominated)
             if ni is not None:
                 for p in ni.pods:
                     if p.priority < pod.priority and terminating_by_preemption(p):
@@ -175,7 +175,7 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
         node_statuses = NodeToStatus()
         if not potential:
             return [], node_statuses
-        pdbs = self.handle.state.cluster.pdbs
+        pdbs = self.handle.snapshot.cluster.pdbs
         want = self.num_candidates(len(potential))
         offset = self.rng.randrange(len(potential)) if self.rng is not None else 0
         non_violating: list[Candidate] = []

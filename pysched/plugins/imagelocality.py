@@ -54,14 +54,14 @@ class ImageLocality(ScorePlugin):
 
     def score(self, state: CycleState, pod: Pod, node: NodeInfo) -> tuple[int, Status | None]:
         # every node of the snapshot, not only the feasible ones
-        total = self.handle.state.num_nodes() if self.handle is not None else 1
+        total = self.handle.snapshot.num_nodes() if self.handle is not None else 1
         if total == 0:
             return 0, None
         s = sum_image_scores(node, pod, total)
         return calculate_priority(s, len(pod.init_containers) + len(pod.containers)), None
 
     def score_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> tuple[list[int], Status | None]:
-        total = self.handle.state.num_nodes() if self.handle is not None else 1
+        total = self.handle.snapshot.num_nodes() if self.handle is not None else 1
         if total == 0:
             return [0] * len(nodes), None
         names = [normalized_image_name(c.image) for c in pod.init_containers + pod.containers]

@@ -225,12 +225,12 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
     def _namespaces(self) -> list:
         if self.handle is None:
             return []
-        return list(self.handle.state.cluster.namespaces.values())
+        return list(self.handle.snapshot.cluster.namespaces.values())
 
     def _ns_labels(self, namespace: str) -> dict[str, str]:
         if self.handle is None:
             return {}
-        return self.handle.state.ns_labels(namespace)
+        return self.handle.snapshot.ns_labels(namespace)
 
     def resolve_terms(self, terms: list[AffinityTerm]) -> list[AffinityTerm]:
         """``mergeAffinityTermNamespacesIfNotEmpty`` on copies: add the names of the namespaces a
@@ -261,7 +261,7 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             namespace_labels=self._ns_labels(pod.namespace),
         )
         anti_nodes = nodes
-        if self.handle is not None and self.handle.batched and nodes is self.handle.state.node_infos:
+        if self.handle is not None and self.handle.batched and nodes is self.handle.snapshot.node_infos:
             anti_nodes = self._nodes_with_required_anti()
         s.existing_anti_affinity_counts = self._existing_anti_affinity_counts(pod, s.namespace_labels, anti_nodes)
         s.affinity_counts, s.anti_affinity_counts = self._incoming_counts(s.required_affinity, s.required_anti, nodes)
@@ -272,7 +272,7 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
 
     def _nodes_with_required_anti(self) -> list[NodeInfo]:
         """The nodes holding pods with required anti-affinity, kept up to date from ``change_log``."""
-        cluster = self.handle.state  # type: ignore[union-attr]
+        cluster = self.handle.snapshot  # type: ignore[union-attr]
         log = cluster.change_log
         if self._anti_version < 0:
             self._anti_nodes = {ni.name: ni for ni in cluster.node_infos if ni.pods_with_required_anti_affinity}
@@ -397,7 +397,7 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         has_constraints = bool(aff.preferred_affinity) or bool(aff.preferred_anti)
         if self.ignore_preferred_terms_of_existing_pods and not has_constraints:
             return Status(Code.Skip)
-        all_nodes = self.handle.state.node_infos if self.handle is not None else nodes
+        all_nodes = self.handle.snapshot.node_infos if self.handle is not None else nodes
         if aff.parse_error:
             return Status.as_error(f"failed to parse pod: {parse_error_message(aff.parse_error)}")
         pref = self.resolve_terms(aff.preferred_affinity)
@@ -488,7 +488,7 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
                          contribution: Callable[[NodeInfo], list[tuple[str, str, int]]]) -> dict[str, dict[str, int]]:
         """The cluster-wide score map, kept across cycles: only nodes named in ``change_log`` since the
         last use are recounted (upstream sums every node every cycle; the numbers are the same)."""
-        cluster = self.handle.state  # type: ignore[union-attr]
+        cluster = self.handle.snapshot  # type: ignore[union-attr]
         log = cluster.change_log
         entry = self._aggregates.get(key)
         if entry is None:

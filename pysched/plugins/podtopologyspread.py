@@ -474,7 +474,7 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
     def _workloads(self) -> _WorkloadIndex:
         workloads: dict[str, list] = {}
         if self.handle is not None:
-            workloads = self.handle.state.cluster.workloads
+            workloads = self.handle.snapshot.cluster.workloads
         idx = self._workload_index
         if idx is None or idx.stale(workloads):
             idx = _WorkloadIndex(workloads)
@@ -528,7 +528,7 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
         """Matching pods per domain over every node of the cluster (None without a cluster)."""
         if self.handle is None:
             return None
-        cluster = self.handle.state
+        cluster = self.handle.snapshot
         elig = _Eligibility(pod, constraints)
         ns = pod.namespace
         key = (require_all, skip_host, ns, _eligibility_signature(pod, elig),
@@ -577,7 +577,7 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
 
     def compute_pre_filter_state(self, pod: Pod, constraints: list[Constraint],
                                  nodes: list[NodeInfo]) -> PreFilterState:
-        if self.handle is not None and self.handle.batched and nodes is self.handle.state.node_infos:
+        if self.handle is not None and self.handle.batched and nodes is self.handle.snapshot.node_infos:
             tp_all = self._domain_counts(pod, constraints, require_all=True, skip_host=False)
             if tp_all is not None:
                 tp_copy = [dict(m) for m in tp_all]
@@ -680,7 +680,7 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
     def _all_nodes(self, fallback: list[NodeInfo]) -> list[NodeInfo]:
         if self.handle is None:
             return fallback
-        return self.handle.state.node_infos
+        return self.handle.snapshot.node_infos
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         all_nodes = self._all_nodes(nodes)
@@ -718,7 +718,7 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
         s.topology_normalizing_weight = weights
 
         if any(counts[i] for i in range(n)) and self.handle is not None and self.handle.batched \
-                and all_nodes is self.handle.state.node_infos:
+                and all_nodes is self.handle.snapshot.node_infos:
             tp_all = self._domain_counts(pod, constraints, require_all=require_all, skip_host=True)
             for i in range(n):
                 if not is_host[i] and counts[i] and tp_all is not None:

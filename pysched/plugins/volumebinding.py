@@ -551,7 +551,7 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
             for pvc, pv in volumes.static:
                 storage.bind_static(pvc, pv)
                 decisions[pvc.key] = {"pvc": pvc.key, "decision": "static", "pv": pv.name}
-            ni = self.handle.state.get(node_name) if self.handle is not None else None
+            ni = self.handle.snapshot.get(node_name) if self.handle is not None else None
             node = ni.node if ni is not None else None
             for pvc in volumes.provisions:
                 created = storage.provision(pvc, node if node is not None else _bare_node(node_name))

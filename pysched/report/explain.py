@@ -74,7 +74,7 @@ def verdict_text(c: CycleTrace, gates: list[str] | None = None) -> str:
         return "unschedulable"
     if c.outcome == sm.ERROR:
         return "error"
-    return c.outcome.lower() or "-"
+    return c.outcome.lower() if c.outcome else "-"
 
 
 def _evict_text(change: Change) -> str:
@@ -265,7 +265,7 @@ def build_explain_document(e: Explanation, *, all_nodes: bool = False,
         return [Heading(f"Explain {e.pod}"), Text("the pod had no scheduling cycle", WARN)]
     head = f"Explain {e.pod} (priority {last.priority}, profile {last.profile or '-'}, {_plural(e.nodes, 'node')})"
     blocks: list[Block] = [Heading(head)]
-    style = OUTCOME_STYLE.get(last.outcome, "")
+    style = OUTCOME_STYLE.get(last.outcome or "", "")
     blocks.append(Text(f"verdict: {verdict_text(last, e.gates)} "
                        f"(after {_plural(len(e.cycles), 'cycle')}, pass {last.pass_no})", style))
     final = sm.cycle_reason(last)

@@ -18,10 +18,11 @@ class _Dumper(yaml.SafeDumper):
 
 def _str_repr(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
     style = "|" if "\n" in value else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+    return dumper.represent_scalar("tag:yaml.org,2002:str", str(value), style=style)
 
 
 _Dumper.add_representer(str, _str_repr)
+_Dumper.add_multi_representer(str, _str_repr)  # str subclasses too (StrEnum values such as Outcome)
 
 
 def to_yaml(data: Any) -> str:

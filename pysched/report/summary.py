@@ -12,9 +12,11 @@ from dataclasses import dataclass, field
 
 from pysched.framework.status import Code, Status
 from pysched.scheduler.simulation import SimulationResult
-from pysched.scheduler.trace import CycleTrace
+from pysched.scheduler.trace import CycleTrace, Outcome
 
-SCHEDULED, NOMINATED, UNSCHEDULABLE, GATED, ERROR = "Scheduled", "Nominated", "Unschedulable", "Gated", "Error"
+SCHEDULED, NOMINATED, UNSCHEDULABLE, GATED, ERROR = (Outcome.SCHEDULED, Outcome.NOMINATED, Outcome.UNSCHEDULABLE,
+                                                     Outcome.GATED, Outcome.ERROR)
+# what a pod row shows for pods that had no cycle
 NOT_SIMULATED, IGNORED = "NotSimulated", "Ignored"
 
 
@@ -48,8 +50,8 @@ def pod_rows(result: SimulationResult) -> list[PodRow]:
     for c in result.cycles:
         row = rows.get(c.pod)
         if row is None:
-            row = rows[c.pod] = PodRow(len(rows) + 1, c.pod, c.priority, c.outcome)
-        row.outcome = c.outcome
+            row = rows[c.pod] = PodRow(len(rows) + 1, c.pod, c.priority, c.outcome or "")
+        row.outcome = c.outcome or ""
         row.last_pass = c.pass_no
         row.priority = c.priority
         if c.outcome == NOMINATED:

@@ -22,14 +22,13 @@ from pysched.framework.status import Code, Status
 from pysched.model.objects import Pod
 from pysched.plugins.dynamicresources import TRACE_KEY as DRA_ALLOCATION_KEY
 from pysched.plugins.volumebinding import TRACE_KEY as VOLUME_BINDING_KEY
-from pysched.scheduler.trace import CycleTrace
+from pysched.scheduler.trace import CycleTrace, Outcome
 from pysched.snapshot.cluster import ClusterState
 from pysched.snapshot.nodeinfo import NodeInfo
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 MAX_PERMIT_TIMEOUT = 15 * 60.0  # seconds: upstream caps what a Permit plugin may ask for
-WAITING = "Waiting"  # the outcome of a cycle whose pod waits on Permit; final once the wait ends
 
 
 def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
@@ -154,7 +153,7 @@ class Scheduler:
         state = CycleState()
         all_nodes = self.state.node_infos
         if not all_nodes:
-            tr.outcome = "Unschedulable"
+            tr.outcome = Outcome.UNSCHEDULABLE
             tr.message = NO_NODES_AVAILABLE
             return tr
         statuses = NodeToStatus()
@@ -342,7 +341,7 @@ class Scheduler:
                 wp.reject(plugin, f"rejected due to timeout after waiting {_duration(timeout)} at plugin {plugin}")
                 break
         self.waiting.add(wp)
-        tr.outcome = WAITING
+        tr.outcome = Outcome.WAITING
         tr.node = host
         return tr
 
@@ -362,7 +361,7 @@ class Scheduler:
         if not assumed:
             self.state.bind(pod, host)
         fwk.run_post_bind(state, pod, host)
-        tr.outcome = "Scheduled"
+        tr.outcome = Outcome.SCHEDULED
         tr.node = host
         tr.volume_binding = state.read(VOLUME_BINDING_KEY)
         tr.dra_allocation = state.read(DRA_ALLOCATION_KEY)
@@ -375,10 +374,10 @@ class Scheduler:
             self._forget(pod)
         tr.node = None
         if st.is_rejected() or st.code == Code.Wait:
-            tr.outcome = "Unschedulable"
+            tr.outcome = Outcome.UNSCHEDULABLE
             tr.message = f"{st.plugin}: {st.message()}" if st.plugin else st.message()
         else:  # an error's text already says where it came from
-            tr.outcome = "Error"
+            tr.outcome = Outcome.ERROR
             tr.message = tr.error = st.message()
         return tr
 
@@ -405,7 +404,7 @@ class Scheduler:
                 self.waiting.remove(wp.key)
                 tr = wp.trace
                 self._binding_cycle(wp.fwk, wp.state, wp.pod, wp.node_name, tr, assumed=True)
-                if tr.outcome == "Scheduled":
+                if tr.outcome is Outcome.SCHEDULED:
                     tr.message = f"waited on Permit ({', '.join(sorted(wp.reasons))}); allowed {after}"
 
     def end_pass(self, pass_no: int) -> None:
@@ -429,7 +428,7 @@ class Scheduler:
         wp.fwk.run_unreserve(wp.state, wp.pod, wp.node_name)
         self._forget(wp.pod)
         tr = wp.trace
-        tr.outcome = "Unschedulable"
+        tr.outcome = Outcome.UNSCHEDULABLE
         tr.node = None
         tr.message = message
 
@@ -449,7 +448,7 @@ class Scheduler:
                 postfilter_msg = pst.message()
             if result is not None and result.nominated_node_name == "" and pst.code != Code.Success:
                 self.state.clear_nomination(pod)
-        tr.outcome = "Unschedulable"
+        tr.outcome = Outcome.UNSCHEDULABLE
         tr.message = fit_error_message(len(self.state.node_infos), statuses, prefilter_msg, postfilter_msg)
         return tr
 
@@ -467,12 +466,12 @@ class Scheduler:
             if other.priority < pod.priority:
                 self.state.clear_nomination(other)
         self.state.nominate(pod, node)
-        tr.outcome = "Nominated"
+        tr.outcome = Outcome.NOMINATED
         tr.nominated_node = node
         tr.victims = deleted
 
     def _error(self, tr: CycleTrace, st: Status) -> CycleTrace:
-        tr.outcome = "Error"
+        tr.outcome = Outcome.ERROR
         tr.error = st.message()
         tr.message = st.message()
         return tr

@@ -22,7 +22,7 @@ from pysched.framework.runtime import Framework
 from pysched.model.objects import Pod
 from pysched.model.timeutil import parse_time
 from pysched.scheduler.cycle import CycleOptions, Scheduler, WaitingPods
-from pysched.scheduler.trace import CycleTrace
+from pysched.scheduler.trace import CycleTrace, Outcome
 from pysched.snapshot.cluster import Cluster, ClusterState
 
 NOTES = [
@@ -161,15 +161,14 @@ class Simulation:
                     progress(done, total)
                 if self.options.fail_fast:
                     self._fail_fast([tr, *self.scheduler.settled])
-                if stop is not None and pod.key == stop and tr.outcome != "Waiting" and (
-                        tr.outcome == "Scheduled" or pass_no == self.options.passes):
+                if stop is not None and pod.key == stop and tr.is_last(self.options.passes):
                     stopped = True  # the pod's last cycle ran: nothing after it matters to the caller
                     break
             # Pods still waiting on Permit are rejected now; every cycle of the pass is final after this.
             self.scheduler.end_pass(pass_no)
             still = []
             for pod, tr in this_pass:
-                if tr.outcome == "Scheduled":
+                if tr.outcome is Outcome.SCHEDULED:
                     bindings[pod.key] = tr.node  # type: ignore[assignment]
                 else:
                     still.append(pod)
@@ -189,7 +188,7 @@ class Simulation:
         """--fail-fast: the first cycle that ended in an Error stops the run (the cycle just run, and the
         cycles of waiting pods it let bind)."""
         for tr in traces:
-            if tr.outcome == "Error":
+            if tr.outcome is Outcome.ERROR:
                 raise PyschedError(f"--fail-fast: the cycle of pod {tr.pod} (pass {tr.pass_no}) ended in an "
                                    f"error: {tr.error or tr.message or 'no message'}")
 
@@ -199,9 +198,9 @@ class Simulation:
         st = fwk.run_pre_enqueue(pod)
         if st is not None:
             tr = CycleTrace(pass_no, pod.key, pod.priority, profile=fwk.profile_name)
-            tr.outcome = "Gated" if st.is_rejected() else "Error"
+            tr.outcome = Outcome.GATED if st.is_rejected() else Outcome.ERROR
             tr.preenqueue_reject = st
-            if tr.outcome == "Error":
+            if tr.outcome is Outcome.ERROR:
                 tr.error = st.message()
             return tr
         return self.scheduler.schedule_one(fwk, pod, pass_no, traced)

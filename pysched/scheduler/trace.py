@@ -3,9 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from pysched.framework.status import Status
+
+
+class Outcome(StrEnum):
+    """How a scheduling cycle ended: ``outcome`` in the JSON trace (``SCHEMA.md``)."""
+
+    SCHEDULED = "Scheduled"
+    UNSCHEDULABLE = "Unschedulable"
+    NOMINATED = "Nominated"  # preemption made room on a node; the pod waits for its victims to go
+    GATED = "Gated"  # PreEnqueue (scheduling gates) kept it out of the queue
+    ERROR = "Error"
+    WAITING = "Waiting"  # held at Permit; replaced by the final outcome once the wait ends
 
 
 @dataclass(slots=True)
@@ -14,7 +26,7 @@ class CycleTrace:
     pod: str
     priority: int
     profile: str = ""
-    outcome: str = ""  # Scheduled, Unschedulable, Nominated, Gated, Error
+    outcome: Outcome | None = None  # set when the cycle ends
     node: str | None = None
     message: str | None = None
     preenqueue_reject: Status | None = None
@@ -36,13 +48,20 @@ class CycleTrace:
     volume_binding: list[dict[str, str]] | None = None  # per claim: pvc, decision (bound|static|provision), pv, node
     dra_allocation: list[dict[str, Any]] | None = None  # per ResourceClaim: claim, allocated_in_cycle, devices
 
+    def is_last(self, passes: int) -> bool:
+        """Whether no later cycle of this pod can follow: it was bound, or this was the last pass (a pod
+        waiting on Permit is neither until the wait ends)."""
+        if self.outcome is Outcome.WAITING:
+            return False
+        return self.outcome is Outcome.SCHEDULED or self.pass_no >= passes
+
     def totals(self) -> dict[str, int]:
         return {n: sum(p.values()) for n, p in (self.scores or {}).items()}
 
     def to_dict(self, trace: bool) -> dict:
         """The JSON contract of ``SCHEMA.md``; with ``trace`` every key, else the short form."""
         d: dict[str, Any] = {"pass": self.pass_no, "pod": self.pod, "priority": self.priority,
-                             "outcome": self.outcome}
+                             "outcome": self.outcome.value if self.outcome is not None else ""}
         if self.node is not None:
             d["node"] = self.node
         if self.preenqueue_reject is not None:

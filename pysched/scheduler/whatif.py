@@ -29,7 +29,7 @@ from pysched.plugins import podtopologyspread as pts
 from pysched.plugins.defaultpreemption import INT32_OFFSET, PreemptionDetails, start_time
 from pysched.plugins.noderesources.fit import fits_request
 from pysched.scheduler.simulation import Simulation, SimulationOptions
-from pysched.scheduler.trace import CycleTrace
+from pysched.scheduler.trace import CycleTrace, Outcome
 from pysched.snapshot.cluster import Cluster, ClusterState
 from pysched.snapshot.nodeinfo import ZERO_IP, NodeInfo
 
@@ -40,7 +40,6 @@ MAX_SPREAD_CHECKS = 25  # re-checks while growing a topology-spread eviction set
 RESOURCES, TAINTS, NODE_AFFINITY, PORTS, SPREAD, INTER_POD, UNSCHEDULABLE, OTHER = (
     "resources", "taints", "node-affinity", "ports", "spread", "inter-pod", "unschedulable", "other")
 
-WAITING = "Waiting"  # the outcome of a cycle whose pod waits on Permit (final once the wait ends)
 
 _REJECTED = (Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Pending, Code.Error)
 
@@ -857,10 +856,8 @@ class _ExplainSimulation(Simulation):
         """The pod was bound, or its cycle of the last pass ran; and no Permit wait holds its outcome open."""
         if not self.target_cycles:
             return False
-        last = self.target_cycles[-1]
-        if last.outcome == WAITING:
-            return False  # settled later in the pass, by another pod's cycle or at the end of the pass
-        return last.outcome == "Scheduled" or last.pass_no >= self.options.passes
+        # a pod waiting on Permit is settled later in the pass, by another pod's cycle or at its end
+        return self.target_cycles[-1].is_last(self.options.passes)
 
 
 def explain_pod(cluster: Cluster, config: SchedulerConfig, registry: Registry, pod_key: str,
@@ -877,7 +874,7 @@ def explain_pod(cluster: Cluster, config: SchedulerConfig, registry: Registry, p
     except _Reached:
         cycles = sim.target_cycles
     last = cycles[-1] if cycles else None
-    whatif = sim.whatif if last is not None and last.outcome in ("Unschedulable", "Nominated") else None
+    whatif = sim.whatif if last is not None and last.outcome in (Outcome.UNSCHEDULABLE, Outcome.NOMINATED) else None
     pod = next((p for p in cluster.pods if p.key == pod_key), None)
     return Explanation(pod_key, cycles, whatif, len(sim.state.node_infos),
                        list(pod.scheduling_gates) if pod is not None else [])
