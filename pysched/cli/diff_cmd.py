@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import copy
 from typing import Annotated
 
 import typer
@@ -106,7 +105,7 @@ def register(app: typer.Typer) -> None:
 def simulate_pair(cluster_a: Cluster, cfg_a: SchedulerConfig, cluster_b: Cluster, cfg_b: SchedulerConfig,
                   registry: Registry, tie_break: str = "name", seed: int = 0, quiet: bool = True
                   ) -> tuple[SimulationResult, SimulationResult]:
-    """Both simulations, each on its own copy of its snapshot (a simulation binds pods in place).
+    """Both simulations (a simulation never changes the loaded snapshot: both may share one).
 
     Small clusters are traced in full; on large ones the pods placed differently are simulated again with
     only them traced, which gives the same decisions plus their scores.
@@ -116,7 +115,7 @@ def simulate_pair(cluster_a: Cluster, cfg_a: SchedulerConfig, cluster_b: Cluster
     def simulate(cluster: Cluster, cfg: SchedulerConfig, trace: bool, pods: set[str] | None) -> SimulationResult:
         opts = SimulationOptions(tie_break=tie_break, seed=seed, trace=trace, trace_pods=pods)
         with progress_bar(quiet) as progress:
-            return Simulation(copy.deepcopy(cluster), cfg, registry, opts).run(progress=progress)
+            return Simulation(cluster, cfg, registry, opts).run(progress=progress)
 
     def size(cluster: Cluster) -> int:
         return sum(1 for p in cluster.pods if not p.node_name) * max(len(cluster.nodes), 1)

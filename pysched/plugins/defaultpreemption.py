@@ -116,7 +116,7 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
     def preempt(self, state: CycleState, pod: Pod,
                 statuses: NodeToStatus) -> tuple[PostFilterResult | None, Status | None]:
         details = PreemptionDetails()
-        ok, msg = self.eligible(pod, statuses.get(pod.nominated_node_name))
+        ok, msg = self.eligible(pod, statuses.get(self.handle.snapshot.nominated_node_name(pod)))
         if not ok:
             return PostFilterResult(details={"preemption": details}), Status.unschedulable(msg)
         all_nodes = self.handle.snapshot.node_infos
@@ -152,7 +152,7 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
     def eligible(self, pod: Pod, nominated_status: Status) -> tuple[bool, str]:
         if pod.preemption_policy == "Never":
             return False, "not eligible due to preemptionPolicy=Never."
-        nominated = pod.nominated_node_name
+        nominated = self.handle.snapshot.nominated_node_name(pod)
         if nominated:
             if nominated_status.code == Code.UnschedulableAndUnresolvable:
                 return True, ""

@@ -149,7 +149,7 @@ class Scheduler:
 
     def _schedule_one(self, fwk: Framework, pod: Pod, pass_no: int, trace_this: bool) -> CycleTrace:
         tr = CycleTrace(pass_no, pod.key, pod.priority, profile=fwk.profile_name)
-        tr.nominated_node_before = pod.nominated_node_name or None
+        tr.nominated_node_before = self.state.nominated_node_name(pod) or None
         state = CycleState()
         all_nodes = self.state.node_infos
         if not all_nodes:
@@ -207,7 +207,7 @@ class Scheduler:
     def _evaluate_nominated(self, fwk: Framework, state: CycleState, pod: Pod, statuses: NodeToStatus,
                             tr: CycleTrace) -> list[NodeInfo]:
         """A pod nominated earlier goes straight to its node when that node passes every filter."""
-        name = pod.nominated_node_name
+        name = self.state.nominated_node_name(pod)
         ni = self.state.get(name) if name else None
         if ni is None:
             return []
@@ -384,7 +384,6 @@ class Scheduler:
     def _forget(self, pod: Pod) -> None:
         """Take an assumed pod out of the snapshot again (upstream ``ForgetPod``)."""
         self.state.delete_pod(pod)
-        pod.node_name = ""
 
     # ------------------------------------------------------------------ pods waiting on Permit
     def settle_waiting(self, during: str) -> None:

@@ -90,8 +90,10 @@ class Cluster:
 
 
 class ClusterState:
-    """Node infos in node-tree order, the nominations made so far and the storage view (``storage``);
-    mutated by binding and preemption."""
+    """One simulation's view of a loaded :class:`Cluster`: node infos in node-tree order, where pods are
+    bound, the nominations made so far and the storage view (``storage``). Binding and preemption change
+    this view only, never the loaded objects (upstream schedules a copy of each pod, never the informer's
+    object), so one ``Cluster`` can be simulated many times."""
 
     def __init__(self, cluster: Cluster) -> None:
         self.cluster = cluster
@@ -109,6 +111,8 @@ class ClusterState:
                 self.storage.count_claims(p, 1)
         self.nominated: dict[str, list[Pod]] = {}  # node name -> pods nominated to it
         self.nomination_of: dict[str, str] = {}  # pod key -> node name
+        # pod key -> status.nominatedNodeName as this simulation set it ("": cleared); else the input's
+        self._nominated_name: dict[str, str] = {}
         self.namespace_labels: dict[str, dict[str, str]] = {n: ns.labels for n, ns in cluster.namespaces.items()}
         self.generation = 0
         # names of the nodes whose pods changed, in order: plugins that keep cluster-wide counts across
@@ -134,13 +138,21 @@ class ClusterState:
     def nominated_pods_for(self, node_name: str) -> list[Pod]:
         return self.nominated.get(node_name, [])
 
+    def node_name_of(self, pod: Pod) -> str:
+        """The node ``pod`` is bound to in this simulation ("": pending); a pod bound in the input to a
+        node the snapshot lacks keeps that name."""
+        return self.pod_node.get(pod.key) or pod.node_name
+
+    def nominated_node_name(self, pod: Pod) -> str:
+        """The pod's ``status.nominatedNodeName`` as this simulation has set or cleared it."""
+        return self._nominated_name.get(pod.key, pod.nominated_node_name)
+
     # ------------------------------------------------------------------ mutation
     def bind(self, pod: Pod, node_name: str) -> None:
         self.clear_nomination(pod)
         self.by_name[node_name].add_pod(pod)
         self.pod_node[pod.key] = node_name
         self.storage.count_claims(pod, 1)
-        pod.node_name = node_name
         self.generation += 1
         self.change_log.append(node_name)
 
@@ -164,7 +176,7 @@ class ClusterState:
         self.clear_nomination(pod)
         self.nominated.setdefault(node_name, []).append(pod)
         self.nomination_of[pod.key] = node_name
-        pod.nominated_node_name = node_name
+        self._nominated_name[pod.key] = node_name
 
     def clear_nomination(self, pod: Pod) -> None:
         node = self.nomination_of.pop(pod.key, None)
@@ -173,7 +185,7 @@ class ClusterState:
             self.nominated[node] = [p for p in lst if p is not pod]
             if not self.nominated[node]:
                 del self.nominated[node]
-        pod.nominated_node_name = ""
+        self._nominated_name[pod.key] = ""
 
 
 class StorageState:
