@@ -48,7 +48,7 @@ def _controllers_present() -> bool:
 
 
 def _one(path: Path) -> dict:
-    return [d.obj for d in parse_documents(read_source(str(path)), str(path))][0]
+    return next(d.obj for d in parse_documents(read_source(str(path)), str(path)))
 
 
 def _cluster(objs: list[dict]):
@@ -136,7 +136,7 @@ def _nodes(n: int, cpu: str = "2", pods: str = "110", zone: bool = False) -> lis
 
 def _web(**req: str) -> Any:
     b = make_pod("web").container(requests=req or {"cpu": "100m"})
-    b._d["metadata"]["labels"] = {"app": "web"}  # noqa: SLF001 - the builder has no label setter
+    b._d["metadata"]["labels"] = {"app": "web"}
     return b
 
 

@@ -35,7 +35,7 @@ from pysched.model.objects import FieldError, Node, Pod, parse_node, parse_pod, 
 from pysched.model.timeutil import parse_time
 from pysched.scheduler.cycle import Scheduler, num_feasible_nodes_to_find
 from pysched.scheduler.simulation import Simulation, SimulationOptions, SimulationResult
-from pysched.scheduler.trace import CycleTrace
+from pysched.scheduler.trace import CycleTrace, Outcome
 from pysched.snapshot.cluster import Cluster, zone_key
 from pysched.snapshot.nodeinfo import NodeInfo
 
@@ -111,7 +111,9 @@ def set_defaults_pod(spec: dict) -> dict:
             res = c.get("resources")
             if not isinstance(res, dict) or not isinstance(res.get("limits"), dict):
                 continue
-            reqs = res.get("requests") if isinstance(res.get("requests"), dict) else {}
+            reqs = res.get("requests")
+            if not isinstance(reqs, dict):
+                reqs = {}
             for k, v in res["limits"].items():
                 reqs.setdefault(k, v)
             res["requests"] = reqs
@@ -133,7 +135,8 @@ def resolve_priority(spec: Mapping, cluster: Cluster, source: str) -> tuple[int,
     """Priority admission of a created pod: the class's value (and policy), else the globalDefault
     class, else ``spec.priority`` or 0. A class that does not exist is bad input."""
     name = spec.get("priorityClassName")
-    own_policy = spec.get("preemptionPolicy") if spec.get("preemptionPolicy") in ("Never", "PreemptLowerPriority") \
+    policy = spec.get("preemptionPolicy")
+    own_policy = policy if isinstance(policy, str) and policy in ("Never", "PreemptLowerPriority") \
         else "PreemptLowerPriority"
     if isinstance(name, str) and name:
         pc = cluster.priority_classes.get(name)
@@ -334,7 +337,7 @@ _REASON = re.compile(r"(\d+) (.+)")
 
 def message_reasons(message: str) -> dict[str, int]:
     """The node counts of a FailedScheduling message (``0/6 nodes are available: 6 Insufficient memory.``)."""
-    head, sep, rest = message.partition(" nodes are available: ")
+    _, sep, rest = message.partition(" nodes are available: ")
     if not sep:
         return {}
     body = rest.split(". ", 1)[0].rstrip(".")
@@ -355,15 +358,21 @@ def starting_cluster(cluster: Cluster, config: SchedulerConfig, registry: Regist
     sim = Simulation(work, config, registry, options)
     result = sim.run()
     state = sim.state
-    bound = [p for p in work.pods if p.key in state.pod_node and p.node_name]
-    bound_keys = {p.key for p in bound}
-    # pods bound during the simulation that were not input pods cannot exist here; keep input order
+    # pods bound during the simulation that were not input pods cannot exist here; keep input order. The
+    # simulation bound pods in its state only: a pod that now has a node (or loses its nomination) is a copy.
+    bound = []
+    for p in work.pods:
+        node = state.pod_node.get(p.key)
+        if node is None:
+            continue
+        if p.node_name != node or p.nominated_node_name:
+            p = copy.copy(p)
+            p.node_name = node
+            p.nominated_node_name = ""
+        bound.append(p)
     start = dataclasses.replace(work, pods=bound, pvcs=list(state.storage.claims.values()),
                                 pvs=list(state.storage.volumes.values()),
                                 warnings=list(work.warnings), rejected_pods=list(work.rejected_pods))
-    for p in start.pods:
-        p.nominated_node_name = ""
-    del bound_keys
     return start, result
 
 
@@ -407,20 +416,20 @@ def _try_copy(sim: Simulation, c: _Counter, allow_preemption: bool, max_copies: 
         tr = scheduler.schedule_copy(fwk, pod, c.maker.key)
     else:
         tr = sim.cycle(pod, 1)
-    if tr.outcome == "Waiting":  # a Permit plugin holds it: the pass ends now, as for the queue
+    if tr.outcome is Outcome.WAITING:  # a Permit plugin holds it: the pass ends now, as for the queue
         sim.scheduler.end_pass(1)
-    node = tr.node if tr.outcome == "Scheduled" else None
-    if node is None and tr.outcome == "Nominated" and allow_preemption and tr.nominated_node:
+    node = tr.node if tr.outcome is Outcome.SCHEDULED else None
+    if node is None and tr.outcome is Outcome.NOMINATED and allow_preemption and tr.nominated_node:
         c.answer.victims.extend(tr.victims or [])
         # the nominated copy is bound to its node before the next copy (its own next cycle would take it)
         again = sim.cycle(pod, 2)
-        if again.outcome == "Scheduled":
+        if again.outcome is Outcome.SCHEDULED:
             node = again.node
         else:
             sim.state.bind(pod, tr.nominated_node)
             node = tr.nominated_node
     if node is None:
-        c.answer.stop_reason = tr.message or tr.error or tr.outcome
+        c.answer.stop_reason = tr.message or tr.error or tr.outcome or ""
         c.answer.reasons = message_reasons(c.answer.stop_reason)
         c.done = True
         return
