@@ -474,3 +474,22 @@ def test_https_extender_with_enable_https(tmp_path: Path) -> None:
         assert c.outcome == "Error" and "CERTIFICATE_VERIFY_FAILED" in c.message
     finally:
         fake.stop()
+
+
+def test_extenders_get_the_current_pod_not_the_loaded_one(ext: FakeExtender) -> None:
+    """Upstream sends the scheduler's copy of the pod: priority from its class (admission), and in a
+    later cycle the node preemption nominated it to. The loaded object is left as it was."""
+    ext.handlers["filter"] = lambda body: filter_result([n["metadata"]["name"] for n in body["Nodes"]["items"]])
+    klass = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "top"},
+             "value": 1000}
+    high = pod("high", cpu="1")
+    del high["spec"]["priority"]
+    high["spec"]["priorityClassName"] = "top"
+    objs = [klass, node("n1", cpu="1"), pod("low", cpu="1", node_name="n1"), high]
+    result = run(objs, config({"urlPrefix": ext.url, "filterVerb": "filter"}))
+    assert [(c.pass_no, c.outcome) for c in result.cycles if c.pod == "default/high"] == [
+        (1, "Nominated"), (2, "Scheduled")]
+    sent = [b["Pod"] for _, b in ext.requests if b["Pod"]["metadata"]["name"] == "high"]
+    assert sent and all(p["spec"]["priority"] == 1000 for p in sent)
+    assert sent[-1]["status"]["nominatedNodeName"] == "n1"
+    assert "priority" not in high["spec"] and "nominatedNodeName" not in high["status"]

@@ -275,8 +275,12 @@ class ExtenderFailure:
 class HTTPExtender:
     """Upstream ``HTTPExtender``; every failed call is also kept in ``failures`` for the run's warnings."""
 
-    def __init__(self, cfg: ExtenderConfig, path: str = "") -> None:
+    def __init__(self, cfg: ExtenderConfig, path: str = "",
+                 pod_view: Callable[[Pod], Mapping[str, Any]] | None = None) -> None:
         self.config = cfg
+        # the pod object an extender is sent: the scheduler's current copy (admission's priority, the
+        # simulation's nomination), not the object as loaded; without a view, the object as loaded
+        self.pod_view = pod_view
         self.name = cfg.url_prefix
         self.trace_key = TRACE_PREFIX + cfg.url_prefix
         self.managed = {r.name for r in cfg.managed_resources}
@@ -363,11 +367,14 @@ class HTTPExtender:
     def _bad_response(self, role: str, verb: str, pod: Pod, what: str) -> ExtenderError:
         return self._fail(role, verb, pod, f"decoding the {verb} response of extender {self.name}: {what}")
 
+    def _pod(self, pod: Pod) -> Mapping[str, Any]:
+        return self.pod_view(pod) if self.pod_view is not None else pod.raw
+
     def _args(self, pod: Pod, nodes: list[NodeInfo]) -> dict:
         """Upstream ``ExtenderArgs``: the full nodes, or only their names to a node-cache-capable extender."""
         if self.config.node_cache_capable:
-            return {"Pod": pod.raw, "Nodes": None, "NodeNames": [n.name for n in nodes]}
-        return {"Pod": pod.raw, "Nodes": {"metadata": {}, "items": [n.node.raw for n in nodes]}, "NodeNames": None}
+            return {"Pod": self._pod(pod), "Nodes": None, "NodeNames": [n.name for n in nodes]}
+        return {"Pod": self._pod(pod), "Nodes": {"metadata": {}, "items": [n.node.raw for n in nodes]}, "NodeNames": None}
 
     # ------------------------------------------------------------------ Filter
     def filter(self, pod: Pod, nodes: list[NodeInfo]) -> tuple[list[NodeInfo], dict[str, str], dict[str, str]]:
@@ -454,11 +461,11 @@ class HTTPExtender:
         if self.config.node_cache_capable:
             meta = {n: {"Pods": [{"UID": p.uid} for p in v.pods], "NumPDBViolations": v.num_pdb_violations}
                     for n, v in victims.items()}
-            args: dict = {"Pod": pod.raw, "NodeNameToVictims": None, "NodeNameToMetaVictims": meta}
+            args: dict = {"Pod": self._pod(pod), "NodeNameToVictims": None, "NodeNameToMetaVictims": meta}
         else:
-            full = {n: {"Pods": [p.raw for p in v.pods], "NumPDBViolations": v.num_pdb_violations}
+            full = {n: {"Pods": [self._pod(p) for p in v.pods], "NumPDBViolations": v.num_pdb_violations}
                     for n, v in victims.items()}
-            args = {"Pod": pod.raw, "NodeNameToVictims": full, "NodeNameToMetaVictims": None}
+            args = {"Pod": self._pod(pod), "NodeNameToVictims": full, "NodeNameToMetaVictims": None}
         result = self._call("preempt", verb, args, pod)
         returned = _field(result, "NodeNameToMetaVictims") if isinstance(result, Mapping) else None
         bad_result = result is not None and not isinstance(result, Mapping)
@@ -501,11 +508,12 @@ def _describe_os_error(e: BaseException) -> str:
 # Building the extenders of a configuration
 
 
-def build_extenders(raw: list[Any] | None, source: str | None = None) -> list[HTTPExtender]:
+def build_extenders(raw: list[Any] | None, source: str | None = None,
+                    pod_view: Callable[[Pod], Mapping[str, Any]] | None = None) -> list[HTTPExtender]:
     """The extenders in the order kube-scheduler calls them: as configured, the ignorable ones last."""
     try:
         configs = decode_extenders(raw)
-        built = [HTTPExtender(cfg, pa.index("extenders", i)) for i, cfg in enumerate(configs)]
+        built = [HTTPExtender(cfg, pa.index("extenders", i), pod_view) for i, cfg in enumerate(configs)]
     except ConfigError as e:
         if source and source != "default" and not e.file:
             raise ConfigError(e.detail, file=source, field=e.field, line=e.line) from None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from pysched.model.dra import DRAObjects
 from pysched.model.labels import NodeSelector
@@ -146,6 +147,29 @@ class ClusterState:
     def nominated_node_name(self, pod: Pod) -> str:
         """The pod's ``status.nominatedNodeName`` as this simulation has set or cleared it."""
         return self._nominated_name.get(pod.key, pod.nominated_node_name)
+
+    def current_pod(self, pod: Pod) -> dict[str, Any]:
+        """The pod object as the scheduler holds it now (what an extender is sent): the input object with
+        admission's ``spec.priority``, the simulation's ``spec.nodeName`` and ``status.nominatedNodeName``.
+        A new dict: the loaded object is left as it was."""
+        raw = dict(pod.raw)
+        spec = dict(raw.get("spec") or {})
+        spec["priority"] = pod.priority
+        node = self.node_name_of(pod)
+        if node:
+            spec["nodeName"] = node
+        else:
+            spec.pop("nodeName", None)
+        raw["spec"] = spec
+        nominated = self.nominated_node_name(pod)
+        if nominated or "nominatedNodeName" in (raw.get("status") or {}):
+            status = dict(raw.get("status") or {})
+            if nominated:
+                status["nominatedNodeName"] = nominated
+            else:
+                status.pop("nominatedNodeName", None)
+            raw["status"] = status
+        return raw
 
     # ------------------------------------------------------------------ mutation
     def bind(self, pod: Pod, node_name: str) -> None:
