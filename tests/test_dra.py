@@ -115,7 +115,7 @@ def pod(name: str, claim_name: str | None = None, template_name: str | None = No
     return d
 
 
-def load(*objects: dict):  # noqa: ANN201
+def load(*objects: dict):
     return build_cluster([(Document("t.yaml", i + 1, o), o, "") for i, o in enumerate(objects)])
 
 
@@ -129,7 +129,7 @@ class World:
         handle.batched = batched
         self.pl = dynamicresources.factory(None, handle)
 
-    def pod(self, name: str):  # noqa: ANN201
+    def pod(self, name: str):
         return next(p for p in self.cluster.pods if p.name == name)
 
     def run(self, pod_name: str) -> tuple[CycleState, Status | None, dict[str, Status | None]]:
@@ -181,7 +181,7 @@ def test_exact_count_and_all(request_, free, expect, batched) -> None:
                for i in range(free)]
     w = World(node("n1"), device_class(), rslice("s1", devices, "n1"), claim("c", request_), pod("p", "c"),
               batched=batched)
-    _, st, filters = w.run("p")
+    _, _, filters = w.run("p")
     if expect is None:
         assert verdicts(filters) == {"n1": CANNOT}
         return

@@ -139,7 +139,7 @@ def _is_semver(s: str) -> bool:
         return False
 
 
-def _semver_part(i: int):  # noqa: ANN202
+def _semver_part(i: int):
     return lambda a: _sv(a)[i]
 
 
@@ -225,7 +225,7 @@ _LITERAL = re.compile(r'"((?:[^"\\]|\\.)*)"|\'((?:[^\'\\]|\\.)*)\'')
 class Selector:
     """One compiled selector expression."""
 
-    __slots__ = ("expression", "_program", "_domains")
+    __slots__ = ("_domains", "_program", "expression")
 
     def __init__(self, expression: str) -> None:
         self.expression = expression
@@ -299,7 +299,7 @@ class DeviceInput:
         for name, q in capacity.items():
             domain, ident = split_qualified(name, driver)
             caps.setdefault(domain, {})[ident] = _q(q)
-        self.data = {"driver": driver, "attributes": attrs, "capacity": caps}
+        self.data: dict[str, Any] = {"driver": driver, "attributes": attrs, "capacity": caps}
 
 
 class Version:

@@ -7,6 +7,7 @@ scheduler makes. ``MilliValue()`` of a sum is then the sum itself, and ``Value()
 
 from __future__ import annotations
 
+import math
 import re
 from fractions import Fraction
 
@@ -25,14 +26,15 @@ _EXPECTED = ("quantities must match the regular expression '^([+-]?[0-9.]+)([eEi
 MAX_QUANTITY_CHARS = 100
 
 
-def parse_quantity(text: str | int | float) -> Fraction:
-    """The exact value of a quantity string (``"250m"``, ``"1.5Gi"``, ``"1e3"``)."""
+def parse_quantity(text: object) -> Fraction:
+    """The exact value of a quantity string (``"250m"``, ``"1.5Gi"``, ``"1e3"``); anything else that is not
+    a number is a ``QuantityError``."""
     if isinstance(text, bool):
         raise QuantityError(f"invalid quantity {text!r}: {_EXPECTED}")
     if isinstance(text, int):
         return Fraction(text)
     if isinstance(text, float):
-        if text != text or text in (float("inf"), float("-inf")):
+        if math.isnan(text) or math.isinf(text):
             raise QuantityError(f"invalid quantity {text!r}: {_EXPECTED}")
         return Fraction(str(text))
     if not isinstance(text, str):

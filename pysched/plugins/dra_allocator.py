@@ -112,7 +112,7 @@ class _RequestData:
 
 
 class _MatchAttribute:
-    __slots__ = ("requests", "attribute", "value", "n")
+    __slots__ = ("attribute", "n", "requests", "value")
 
     def __init__(self, requests: tuple[str, ...], attribute: str) -> None:
         self.requests = set(requests)
@@ -123,7 +123,7 @@ class _MatchAttribute:
     def _applies(self, request: str, sub: str) -> bool:
         if not self.requests:
             return True
-        return request in self.requests or bool(sub) and f"{request}/{sub}" in self.requests
+        return request in self.requests or (bool(sub) and f"{request}/{sub}" in self.requests)
 
     def add(self, request: str, sub: str, device: Any, did: DeviceID) -> bool:
         if not self._applies(request, sub):
@@ -321,7 +321,7 @@ class _Run:
             self.cache[key] = hit
         elif isinstance(hit, AllocationError):
             raise hit
-        return hit  # type: ignore[return-value]
+        return hit
 
     def _match(self, claim: ResourceClaim, rd: _RequestData, d: Any) -> bool:
         cls = rd.cls

@@ -68,8 +68,8 @@ class _State(StateData):
     """The pod's claims as PreFilter saw them; empty when the plugin has nothing to do. Shared, not
     copied, by clones (upstream's Clone returns the same object)."""
 
-    __slots__ = ("claims", "available_on", "allocator", "node_allocations", "unavailable_on", "chosen", "todo",
-                 "any_allocated")
+    __slots__ = ("allocator", "any_allocated", "available_on", "chosen", "claims", "node_allocations", "todo",
+                 "unavailable_on")
 
     def __init__(self) -> None:
         self.claims: list[ResourceClaim] = []
@@ -103,10 +103,10 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
     def _dra(self) -> DRAState | None:
         if self.handle is None:
             return None
-        return getattr(self.handle.state, "dra", None)
+        return self.handle.snapshot.dra
 
     def _batched(self) -> bool:
-        return self.handle is None or getattr(self.handle, "batched", True)
+        return self.handle is None or self.handle.batched
 
     # ------------------------------------------------------------------ PreEnqueue
     def pre_enqueue(self, pod: Pod) -> Status | None:
@@ -223,7 +223,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         for i in sorted(unavailable):  # upstream takes one at random (map order)
             claim = s.claims[i]
             rf = claim.reserved_for
-            if not rf or len(rf) == 1 and rf[0].uid == pod.uid:
+            if not rf or (len(rf) == 1 and rf[0].uid == pod.uid):
                 if dra is not None:
                     dra.deallocate(claim.key)
                 return None, Status.unschedulable(MSG_DEALLOCATED)

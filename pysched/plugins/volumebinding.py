@@ -124,9 +124,8 @@ def _missing_state() -> Status:
 
 def storage_of(handle: Handle | None, own: list) -> StorageState:
     """The simulation's storage state; without a handle (unit tests of pods without claims) an empty one."""
-    state = getattr(handle, "state", None)
-    if state is not None:
-        return state.storage
+    if handle is not None:
+        return handle.snapshot.storage
     if not own:
         own.append(StorageState(Cluster()))
     return own[0]
@@ -400,7 +399,7 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
                 else:
                     to_match.append(pvc)
             if to_match:
-                indexed = self.handle is None or getattr(self.handle, "batched", True)
+                indexed = self.handle is None or self.handle.batched
                 unbound_ok, out.static, unmatched = self._find_matching_volumes(claims, to_match, labels, indexed)
                 to_provision.extend(unmatched)
             if to_provision:

@@ -162,7 +162,7 @@ class DRAState:
                 out.update((r.driver, r.pool, r.device) for r in c.allocation.results if not r.admin_access)
         return out
 
-    def pools_for(self, node: Node, gather) -> list:  # noqa: ANN001 - the allocator's gather function
+    def pools_for(self, node: Node, gather) -> list:
         """The pools a node sees, gathered once per node (slices and node labels do not change)."""
         hit = self._pools_by_node.get(node.name)
         if hit is None:
