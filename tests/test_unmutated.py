@@ -19,8 +19,9 @@ from pysched.snapshot.loader import load_snapshot
 
 CONFORMANCE = Path(__file__).resolve().parent / "conformance"
 # preemption with nominations (and a nominated pod's fast path), a mix of every plugin, volumes bound
-# and provisioned
-CASES = ["scenarios/080-preemption", "scenarios/102-edge-preemption", "scenarios/011-mixed", "volumes/001-volumes"]
+# and provisioned, devices allocated
+CASES = ["scenarios/080-preemption", "scenarios/102-edge-preemption", "scenarios/011-mixed", "volumes/001-volumes",
+         "dra/001-dra", "dra/020-dra"]
 
 
 def fingerprint(o: Any) -> Any:
