@@ -81,3 +81,12 @@ def test_ci_runs_the_readme_test_command() -> None:
     command = next(line for line in ci.splitlines() if line.startswith("pip install -e '.[test]'"))
     assert f"```bash\n{command}\n```" in readme
     assert "pytest -n auto" in command and "ruff check ." in command and "mypy" in command
+
+
+def test_readme_layer_picture_matches_the_enforced_layers() -> None:
+    from tests.test_layers import LAYERS
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    picture = readme.split("## Development\n\n```\n", 1)[1].split("```", 1)[0]
+    drawn = [line.split()[0] for line in picture.splitlines() if line and not line.startswith(" ")]
+    assert drawn == list(reversed(LAYERS))
