@@ -77,7 +77,12 @@ class QuantityError(ValueError):
 
 
 class SelectorError(ValueError):
-    """An invalid label selector or node selector requirement."""
+    """An invalid label selector or node selector requirement: ``path: detail``."""
+
+    def __init__(self, path: str, detail: str) -> None:
+        super().__init__(f"{path}: {detail}")
+        self.path = path
+        self.detail = detail
 
 
 class SourceError(InputError):

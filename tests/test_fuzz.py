@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from pysched.errors import PyschedError
 from pysched.framework.config import build_config, load_config

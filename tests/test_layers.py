@@ -45,3 +45,14 @@ def test_imports_point_down(path: Path) -> None:
             assert LAYERS[own] in ("report", "cli"), f"{path.relative_to(ROOT)} imports {top}"
         if top == "kubernetes":
             assert path.name == "live.py", f"{path.relative_to(ROOT)} imports kubernetes"
+
+
+BASE = sorted(p for p in ROOT.glob("*.py") if p.name != "__init__.py")  # errors.py, apimachinery.py
+
+
+@pytest.mark.parametrize("path", BASE, ids=[p.name for p in BASE])
+def test_base_modules_import_no_layer(path: Path) -> None:
+    """Modules beside the layers are below all of them: every layer may import them."""
+    for mod in _imports(path):
+        assert _layer_of(mod) is None, f"{path.name} imports {mod}"
+        assert mod.split(".")[0] not in UI_LIBS | {"kubernetes"}, f"{path.name} imports {mod}"

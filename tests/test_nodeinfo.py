@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from pysched.model.objects import parse_node, parse_pod
 from pysched.snapshot.cluster import node_tree_order, zone_key

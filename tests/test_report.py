@@ -21,8 +21,7 @@ from rich.console import Console
 from pysched.framework.config import load_config
 from pysched.framework.status import Code, Status
 from pysched.plugins import in_tree_registry
-from pysched.report import document as doc
-from pysched.report import summary as sm
+from pysched.report import document as doc, summary as sm
 from pysched.report.plain import render_plain
 from pysched.report.progress import DelayedProgress
 from pysched.report.table import render_simulation

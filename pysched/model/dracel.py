@@ -30,8 +30,7 @@ from pysched.errors import QuantityError
 
 try:  # the runtime is a binary wheel; a clear error beats an ImportError traceback
     from cel_expr_python import cel as _cel
-    from cel_expr_python.ext import ext_bindings as _ext_bindings
-    from cel_expr_python.ext import ext_strings as _ext_strings
+    from cel_expr_python.ext import ext_bindings as _ext_bindings, ext_strings as _ext_strings
 except ImportError:  # pragma: no cover - installed with pysched
     _cel = None
 

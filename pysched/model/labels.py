@@ -12,41 +12,37 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from pysched.apimachinery import label_value_errors, qualified_name_errors
 from pysched.errors import SelectorError
-
-_NAME = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
-_DNS1123_SUB = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 
 
 def selector_error(path: str, detail: str) -> SelectorError:
-    """A ``SelectorError`` whose text is ``path: detail``; ``.path`` and ``.detail`` keep the two parts."""
-    err = SelectorError(f"{path}: {detail}")
-    err.path = path  # type: ignore[attr-defined]
-    err.detail = detail  # type: ignore[attr-defined]
-    return err
+    """A ``SelectorError`` whose text is ``path: detail``."""
+    return SelectorError(path, detail)
 
 
 def label_key_error(key: object) -> str | None:
-    """Why ``key`` is not a valid qualified label key, or None."""
+    """Why ``key`` is not a valid qualified label key, or None. The rules are apimachinery's
+    ``IsQualifiedName`` (``pysched.apimachinery``); the message is a snapshot reader's short one."""
     if not isinstance(key, str):
         return f"label key must be a string, got {type(key).__name__}"
-    prefix, _, name = key.rpartition("/")
+    errs = qualified_name_errors(key)
+    if not errs:
+        return None
+    prefix, _, _ = key.rpartition("/")
     if "/" in key and not prefix:
         return f"invalid label key {key!r}: prefix part must be non-empty"
-    if prefix and (len(prefix) > 253 or not _DNS1123_SUB.match(prefix)):
+    if "/" in prefix or any(e.startswith("prefix part") for e in errs):
         return f"invalid label key {key!r}: prefix part must be a DNS-1123 subdomain"
-    if not name or len(name) > 63 or not _NAME.match(name):
-        return (f"invalid label key {key!r}: name part must consist of alphanumeric characters, '-', '_' "
-                f"or '.', and must start and end with an alphanumeric character")
-    return None
+    return (f"invalid label key {key!r}: name part must consist of alphanumeric characters, '-', '_' "
+            f"or '.', and must start and end with an alphanumeric character")
 
 
 def label_value_error(value: object) -> str | None:
-    """Why ``value`` is not a valid label value, or None."""
+    """Why ``value`` is not a valid label value, or None (apimachinery's ``IsValidLabelValue`` rules)."""
     if not isinstance(value, str):
         return f"label value must be a string, got {type(value).__name__} {value!r}"
-    if len(value) > 63 or not _VALUE.match(value):
+    if label_value_errors(value):
         return (f"invalid label value {value!r}: must be 63 characters or less and must be empty or begin "
                 f"and end with an alphanumeric character")
     return None

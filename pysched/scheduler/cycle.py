@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from pysched.apimachinery import format_go_duration
 from pysched.framework.cycle_state import CycleState
 from pysched.framework.extender import (
     HTTPExtender,
@@ -16,7 +17,6 @@ from pysched.framework.extender import (
 )
 from pysched.framework.fiterror import NO_NODES_AVAILABLE, fit_error_message
 from pysched.framework.interface import NodeScore, NodeToStatus
-from pysched.framework.plugin_args import format_go_duration
 from pysched.framework.runtime import Framework, plugin_fault
 from pysched.framework.status import Code, Status
 from pysched.model.objects import Pod

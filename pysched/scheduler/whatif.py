@@ -24,8 +24,7 @@ from pysched.framework.status import Code, Status
 from pysched.model.labels import LabelSelector, Requirement
 from pysched.model.objects import HostPort, Node, Pod, Taint, Toleration, tolerates_taint
 from pysched.model.timeutil import NOW
-from pysched.plugins import interpodaffinity as ipa
-from pysched.plugins import podtopologyspread as pts
+from pysched.plugins import interpodaffinity as ipa, podtopologyspread as pts
 from pysched.plugins.defaultpreemption import INT32_OFFSET, PreemptionDetails, start_time
 from pysched.plugins.noderesources.fit import fits_request
 from pysched.scheduler.simulation import Simulation, SimulationOptions

@@ -33,8 +33,7 @@ from typing import Any, BinaryIO
 import yaml
 
 from pysched.errors import InputError, InputErrors
-from pysched.model.dra import API_VERSION as DRA_API_VERSION
-from pysched.model.dra import CLUSTER_SCOPED_DRA, DRA_KINDS
+from pysched.model.dra import API_VERSION as DRA_API_VERSION, CLUSTER_SCOPED_DRA, DRA_KINDS
 from pysched.model.labels import label_key_error, label_value_error
 from pysched.model.objects import (
     FieldError,
