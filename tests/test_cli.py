@@ -17,7 +17,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from pysched.cli import main as cli_main
+from pysched.cli import output as cli_output
 from pysched.cli.main import app
 from pysched.errors import InputError
 from pysched.scheduler.simulation import Simulation
@@ -134,8 +134,8 @@ def test_progress_callback_is_wired_when_stderr_is_a_terminal(monkeypatch: pytes
     monkeypatch.setattr(Simulation, "run", spy)
     baseline = ok("simulate", DEMO, "-o", "json")
     assert seen == [None]  # CliRunner's stderr is no terminal: no bar, no callback
-    monkeypatch.setattr(cli_main, "_progress_enabled", lambda quiet: not quiet)
-    monkeypatch.setattr(cli_main, "PROGRESS_DELAY", 0.0)
+    monkeypatch.setattr(cli_output, "stderr_is_terminal", lambda: True)
+    monkeypatch.setattr(cli_output, "PROGRESS_DELAY", 0.0)
     assert ok("simulate", DEMO, "-o", "json") == baseline
     assert callable(seen[-1])
     ok("simulate", DEMO, "-o", "json", "-q")

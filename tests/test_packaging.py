@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 import pysched
+import pysched.snapshot
 from pysched.cli.live_cmd import LIVE_EXTRA_MISSING
 from pysched.cli.main import app
 from tests.golden import words
@@ -49,6 +50,8 @@ def no_kubernetes(monkeypatch: pytest.MonkeyPatch) -> None:
         if name == "kubernetes" or name.startswith("kubernetes.") or name == "pysched.snapshot.live":
             monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, "kubernetes", None)  # type: ignore[arg-type]
+    # `from pysched.snapshot import live` finds an imported submodule as the package's attribute first
+    monkeypatch.delattr(pysched.snapshot, "live", raising=False)
 
 
 def test_snapshots_need_no_kubernetes(no_kubernetes: None) -> None:

@@ -17,8 +17,8 @@ from pysched.cli.common import (
     load_scheduler_config,
     warn,
 )
-from pysched.cli.explain_cmd import CONTEXT_HELP, FORMAT_HELP, KUBECONFIG_HELP, print_blocks, write_data
-from pysched.cli.plugins_cmd import PluginDirOption
+from pysched.cli.options import CONTEXT_HELP, FORMAT_HELP, KUBECONFIG_HELP, PluginDirOption
+from pysched.cli.output import print_blocks, write_data
 from pysched.errors import InputError
 from pysched.scheduler.capacity import (
     DEFAULT_MAX_NODES,

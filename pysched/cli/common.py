@@ -81,10 +81,14 @@ def load_inputs(positional: list[str] | None, filenames: list[str] | None, *, ku
     return load_live_cluster(kubeconfig, context, quiet, strict=strict)
 
 
+def config_name(path: str | None) -> str:
+    """How a ``--config``/``CONFIG`` argument is named: no file, or ``default``, is the v1 defaults."""
+    return "default" if path in (None, "", "default") else str(path)
+
+
 def load_scheduler_config(path: str | None, registry: Registry) -> SchedulerConfig:
-    if path in (None, "", "default"):
-        return load_config(None, registry)
-    return load_config(path, registry)
+    name = config_name(path)
+    return load_config(None if name == "default" else name, registry)
 
 
 def warn(lines: list[str], quiet: bool = False) -> None:

@@ -7,20 +7,34 @@ from typing import Annotated
 
 import typer
 
-from pysched.cli.common import build_registry, guarded, load_inputs, load_scheduler_config, warn
-from pysched.cli.explain_cmd import (
-    CONTEXT_HELP,
-    FILENAME_HELP,
-    FORMAT_HELP,
-    KUBECONFIG_HELP,
+from pysched.cli.common import (
     Output,
     TableFormat,
     TieBreak,
-    print_blocks,
-    progress_bar,
-    write_data,
+    build_registry,
+    config_name,
+    guarded,
+    load_inputs,
+    load_scheduler_config,
+    warn,
 )
-from pysched.cli.plugins_cmd import PluginDirOption
+from pysched.cli.options import (
+    DEFAULT_MAX_FILE_SIZE,
+    ContextOption,
+    DebugOption,
+    FilenameOption,
+    KubeconfigOption,
+    MaxFileSizeOption,
+    NoColorOption,
+    OutputOption,
+    PluginDirOption,
+    QuietOption,
+    SeedOption,
+    StrictOption,
+    TableFormatOption,
+    TieBreakOption,
+)
+from pysched.cli.output import emit, progress_bar
 from pysched.errors import InputError
 from pysched.framework.config import SchedulerConfig
 from pysched.framework.registry import Registry
@@ -35,10 +49,6 @@ TRACE_ALL_LIMIT = 200_000
 MARGIN_BUDGET = 200_000
 
 
-def _config_name(path: str | None) -> str:
-    return "default" if path in (None, "", "default") else str(path)
-
-
 def register(app: typer.Typer) -> None:
     """Add the ``diff`` command to ``app``."""
 
@@ -48,22 +58,24 @@ def register(app: typer.Typer) -> None:
             "KubeSchedulerConfiguration of side A ('default': the v1 defaults)."))] = None,
         config_b: Annotated[str | None, typer.Argument(metavar="CONFIG_B", help=(
             "KubeSchedulerConfiguration of side B; not given with --snapshot-b."))] = None,
-        filename: Annotated[list[str] | None, typer.Option("-f", "--filename", help=FILENAME_HELP)] = None,
+        filename: FilenameOption = None,
         snapshot_b: Annotated[list[str] | None, typer.Option(
             "--snapshot-b", help="Compare this snapshot (side B) with -f (side A) under one config "
                                  "(repeatable).")] = None,
-        kubeconfig: Annotated[str | None, typer.Option("--kubeconfig", help=KUBECONFIG_HELP)] = None,
-        context: Annotated[str | None, typer.Option("--context", help=CONTEXT_HELP)] = None,
-        output: Annotated[Output, typer.Option("-o", "--output", help="Output format.")] = Output.table,
-        tie_break: Annotated[TieBreak, typer.Option("--tie-break", help="Host tie-break.")] = TieBreak.name,
-        seed: Annotated[int, typer.Option("--seed", help="Seed for --tie-break random.")] = 0,
-        table_format: Annotated[TableFormat, typer.Option("--format", help=FORMAT_HELP)] = TableFormat.auto,
-        no_color: Annotated[bool, typer.Option("--no-color", help="No colour in -o table output.")] = False,
+        kubeconfig: KubeconfigOption = None,
+        context: ContextOption = None,
+        strict: StrictOption = False,
+        max_file_size: MaxFileSizeOption = DEFAULT_MAX_FILE_SIZE,
+        output: OutputOption = Output.table,
+        tie_break: TieBreakOption = TieBreak.name,
+        seed: SeedOption = 0,
+        table_format: TableFormatOption = TableFormat.auto,
+        no_color: NoColorOption = False,
         max_rows: Annotated[int, typer.Option(
             "--max-rows", min=0, help="Rows per table of -o table (pods, nodes); 0: all.")] = 50,
-        quiet: Annotated[bool, typer.Option("-q", "--quiet", help="No warnings on stderr.")] = False,
+        quiet: QuietOption = False,
         plugin_dir: PluginDirOption = None,
-        debug: Annotated[bool, typer.Option("--debug", help="Tracebacks for errors.")] = False,
+        debug: DebugOption = False,
     ) -> None:
         """Compare two simulations: pods placed differently (with the score margin that decided them),
         counts, and node and zone utilisation side by side."""
@@ -75,18 +87,20 @@ def register(app: typer.Typer) -> None:
                 if config_b is not None:
                     raise InputError("with --snapshot-b give one configuration (or none for the defaults), "
                                      f"not two: {config_a!r} and {config_b!r}")
-                names = (_config_name(config_a), _config_name(config_a))
+                names = (config_name(config_a), config_name(config_a))
             else:
                 if config_a is None or config_b is None:
                     raise InputError("diff needs two configurations, CONFIG_A and CONFIG_B ('default' for the v1 "
                                      "defaults), or one and --snapshot-b FILE to compare two snapshots")
-                names = (_config_name(config_a), _config_name(config_b))
+                names = (config_name(config_a), config_name(config_b))
             registry = build_registry(plugin_dir)
             cfg_a = load_scheduler_config(config_a, registry)
             cfg_b = cfg_a if snapshot_b else load_scheduler_config(config_b, registry)
-            cluster_a = load_inputs(None, filename, kubeconfig=kubeconfig, context=context, quiet=quiet)
+            cluster_a = load_inputs(None, filename, kubeconfig=kubeconfig, context=context, quiet=quiet,
+                                    strict=strict, max_file_size=max_file_size)
             warn(cluster_a.warnings, quiet)
-            cluster_b = load_inputs(None, snapshot_b) if snapshot_b else cluster_a
+            cluster_b = load_inputs(None, snapshot_b, strict=strict,
+                                    max_file_size=max_file_size) if snapshot_b else cluster_a
             if snapshot_b:
                 warn([f"--snapshot-b: {w}" for w in cluster_b.warnings], quiet)
             snap_a = list(filename or []) or ["live cluster" + (f" ({context})" if context else "")]
@@ -94,10 +108,8 @@ def register(app: typer.Typer) -> None:
             ra, rb = simulate_pair(cluster_a, cfg_a, cluster_b, cfg_b, registry, tie_break.value, seed,
                                    quiet=quiet)
             view = build_diff(ra, rb, config_a=names[0], config_b=names[1], snapshot_a=snap_a, snapshot_b=snap_b)
-            if output == Output.table:
-                print_blocks(build_diff_document(view, max_rows=max_rows), table_format, no_color)
-            else:
-                write_data(diff_data(view), output)
+            emit(output, lambda: diff_data(view), lambda: build_diff_document(view, max_rows=max_rows),
+                 table_format, no_color)
 
         guarded(run, debug)
 

@@ -1,14 +1,8 @@
-"""``pysched explain POD``: why one pod goes where it goes, or stays pending, and what would make it fit.
-
-Also the options and helpers ``explain`` and ``diff`` share (output formats, table printing).
-"""
+"""``pysched explain POD``: why one pod goes where it goes, or stays pending, and what would make it fit."""
 
 from __future__ import annotations
 
-import contextlib
 import difflib
-import sys
-from collections.abc import Callable, Iterator
 from typing import Annotated
 
 import typer
@@ -24,50 +18,40 @@ from pysched.cli.common import (
     load_scheduler_config,
     warn,
 )
-from pysched.cli.plugins_cmd import PluginDirOption
+
+# the names other commands imported from here before cli/options.py and cli/output.py existed
+from pysched.cli.options import (
+    CONTEXT_HELP as CONTEXT_HELP,
+    DEFAULT_MAX_FILE_SIZE,
+    FILENAME_HELP as FILENAME_HELP,
+    FORMAT_HELP as FORMAT_HELP,
+    KUBECONFIG_HELP as KUBECONFIG_HELP,
+    ConfigOption,
+    ContextOption,
+    DebugOption,
+    FilenameOption,
+    KubeconfigOption,
+    MaxFileSizeOption,
+    NoColorOption,
+    OutputOption,
+    PluginDirOption,
+    QuietOption,
+    SeedOption,
+    StrictOption,
+    TableFormatOption,
+    TieBreakOption,
+)
+from pysched.cli.output import (
+    PROGRESS_DELAY as PROGRESS_DELAY,
+    emit,
+    print_blocks as print_blocks,
+    progress_bar,
+    write_data as write_data,
+)
 from pysched.errors import InputError
 from pysched.model.objects import Pod
 from pysched.scheduler.trace import Outcome
 from pysched.snapshot.cluster import Cluster
-
-FILENAME_HELP = "Snapshot files or folders ('-' for stdin; repeatable). Without: the live cluster."
-KUBECONFIG_HELP = ("Kubeconfig file (else $KUBECONFIG, else ~/.kube/config, else in-cluster); used when no "
-                   "snapshot is given.")
-CONTEXT_HELP = "Kubeconfig context (else the current-context)."
-FORMAT_HELP = ("Tables of -o table: rich (boxes, colour), plain (text), github (markdown); "
-               "auto: rich on a terminal, else plain.")
-
-
-def print_blocks(blocks: list, fmt: TableFormat, no_color: bool) -> None:
-    """Draw report blocks on stdout in the chosen table format."""
-    style = fmt.value
-    if style == TableFormat.auto:
-        style = TableFormat.rich if sys.stdout.isatty() else TableFormat.plain
-    if style == TableFormat.rich:
-        from pysched.report.table import make_console, render_blocks
-        render_blocks(blocks, make_console(color=not no_color))
-    else:
-        from pysched.report.plain import render_blocks as render_plain_blocks
-        sys.stdout.write(render_plain_blocks(blocks, style))
-
-
-PROGRESS_DELAY = 1.0  # seconds a simulation takes before the progress bar appears
-
-
-@contextlib.contextmanager
-def progress_bar(quiet: bool) -> Iterator[Callable[[int, int], None] | None]:
-    """A delayed progress bar on stderr (only on a terminal, never with -q), else None."""
-    if quiet or not sys.stderr.isatty():
-        yield None
-        return
-    from pysched.report.progress import DelayedProgress
-    with DelayedProgress(delay=PROGRESS_DELAY) as progress:
-        yield progress
-
-
-def write_data(data: object, output: Output) -> None:
-    from pysched.report.serialize import to_json, to_yaml
-    sys.stdout.write(to_json(data) if output == Output.json else to_yaml(data))
 
 
 # ---------------------------------------------------------------------------------------------- the pod
@@ -132,24 +116,26 @@ def register(app: typer.Typer) -> None:
     @app.command("explain")
     def explain(
         pod: Annotated[str, typer.Argument(metavar="POD", help="The pod: name, namespace/name, or name with -n.")],
-        filename: Annotated[list[str] | None, typer.Option("-f", "--filename", help=FILENAME_HELP)] = None,
+        filename: FilenameOption = None,
         namespace: Annotated[str | None, typer.Option("-n", "--namespace", help="The pod's namespace.")] = None,
-        kubeconfig: Annotated[str | None, typer.Option("--kubeconfig", help=KUBECONFIG_HELP)] = None,
-        context: Annotated[str | None, typer.Option("--context", help=CONTEXT_HELP)] = None,
-        config: Annotated[str | None, typer.Option("--config", help="KubeSchedulerConfiguration file.")] = None,
-        output: Annotated[Output, typer.Option("-o", "--output", help="Output format.")] = Output.table,
+        kubeconfig: KubeconfigOption = None,
+        context: ContextOption = None,
+        strict: StrictOption = False,
+        max_file_size: MaxFileSizeOption = DEFAULT_MAX_FILE_SIZE,
+        config: ConfigOption = None,
+        output: OutputOption = Output.table,
         all_nodes: Annotated[bool, typer.Option("--all-nodes",
                                                 help="One filter row per node (default: nodes with the same "
                                                      "verdicts grouped).")] = False,
-        tie_break: Annotated[TieBreak, typer.Option("--tie-break", help="Host tie-break.")] = TieBreak.name,
-        seed: Annotated[int, typer.Option("--seed", help="Seed for --tie-break random.")] = 0,
-        table_format: Annotated[TableFormat, typer.Option("--format", help=FORMAT_HELP)] = TableFormat.auto,
-        no_color: Annotated[bool, typer.Option("--no-color", help="No colour in -o table output.")] = False,
+        tie_break: TieBreakOption = TieBreak.name,
+        seed: SeedOption = 0,
+        table_format: TableFormatOption = TableFormat.auto,
+        no_color: NoColorOption = False,
         max_rows: Annotated[int, typer.Option(
             "--max-rows", min=0, help="Rows per table of -o table (node groups, scores, candidates); 0: all.")] = 50,
-        quiet: Annotated[bool, typer.Option("-q", "--quiet", help="No warnings on stderr.")] = False,
+        quiet: QuietOption = False,
         plugin_dir: PluginDirOption = None,
-        debug: Annotated[bool, typer.Option("--debug", help="Tracebacks for errors.")] = False,
+        debug: DebugOption = False,
     ) -> None:
         """Explain one pod: every cycle's verdict, filters, scores, preemption, and what would make it fit.
 
@@ -163,18 +149,16 @@ def register(app: typer.Typer) -> None:
 
             registry = build_registry(plugin_dir)
             cfg = load_scheduler_config(config, registry)
-            cluster = load_inputs(None, filename, kubeconfig=kubeconfig, context=context, quiet=quiet)
+            cluster = load_inputs(None, filename, kubeconfig=kubeconfig, context=context, quiet=quiet,
+                                  strict=strict, max_file_size=max_file_size)
             warn(cluster.warnings, quiet)
             target = resolve_pod(cluster, pod, namespace)
             check_pending(target, {p.scheduler_name for p in cfg.profiles})
             opts = SimulationOptions(tie_break=tie_break.value, seed=seed)
             with progress_bar(quiet) as progress:
                 e = explain_pod(cluster, cfg, registry, target.key, opts, progress)
-            if output == Output.table:
-                print_blocks(build_explain_document(e, all_nodes=all_nodes, max_rows=max_rows), table_format,
-                             no_color)
-            else:
-                write_data(explain_data(e), output)
+            emit(output, lambda: explain_data(e),
+                 lambda: build_explain_document(e, all_nodes=all_nodes, max_rows=max_rows), table_format, no_color)
             last = e.cycles[-1] if e.cycles else None
             return 0 if last is not None and last.outcome is Outcome.SCHEDULED else EXIT_UNSCHEDULABLE
 

@@ -20,10 +20,23 @@ from pysched.cli.common import (
     load_scheduler_config,
     warn,
 )
-from pysched.cli.plugins_cmd import PluginDirOption
+from pysched.cli.options import (
+    DEFAULT_MAX_FILE_SIZE,
+    ConfigOption,
+    ContextOption,
+    DebugOption,
+    KubeconfigOption,
+    MaxFileSizeOption,
+    NoColorOption,
+    OutputOption,
+    PluginDirOption,
+    SeedOption,
+    StrictOption,
+    TieBreakOption,
+)
+from pysched.cli.output import progress_bar, table_style
 from pysched.report.serialize import to_json, to_yaml
 from pysched.scheduler.simulation import Simulation, SimulationOptions, SimulationResult
-from pysched.snapshot.loader import DEFAULT_MAX_BYTES
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   help="What-if analyzer for the Kubernetes scheduler (kube-scheduler v1.34 semantics).")
@@ -48,35 +61,30 @@ def simulate(
     snapshot: Annotated[list[str] | None, typer.Argument(help="Snapshot files or folders ('-' for stdin).")] = None,
     filename: Annotated[list[str] | None, typer.Option("-f", "--filename",
                                                        help="More snapshot files or folders (repeatable).")] = None,
-    config: Annotated[str | None, typer.Option("--config", help="KubeSchedulerConfiguration file.")] = None,
-    output: Annotated[Output, typer.Option("-o", "--output", help="Output format.")] = Output.table,
+    config: ConfigOption = None,
+    output: OutputOption = Output.table,
     trace: Annotated[bool, typer.Option("--trace", help="Every filter verdict and score.")] = False,
     pod: Annotated[list[str] | None, typer.Option("--pod", help="Trace only these pods (ns/name).")] = None,
-    tie_break: Annotated[TieBreak, typer.Option("--tie-break", help="Host tie-break.")] = TieBreak.name,
-    seed: Annotated[int, typer.Option("--seed", help="Seed for --tie-break random.")] = 0,
+    tie_break: TieBreakOption = TieBreak.name,
+    seed: SeedOption = 0,
     table_format: Annotated[TableFormat, typer.Option(
         "--format", help="Tables of -o table: rich (boxes, bars, colour), plain (text), github (markdown); "
                          "auto: rich on a terminal, else plain.")] = TableFormat.auto,
-    no_color: Annotated[bool, typer.Option("--no-color", help="No colour in -o table output.")] = False,
+    no_color: NoColorOption = False,
     max_rows: Annotated[int, typer.Option(
         "--max-rows", min=0, help="Rows per table of -o table (pods, reasons, nodes, scores); 0: all.")] = 50,
-    kubeconfig: Annotated[str | None, typer.Option(
-        "--kubeconfig", help="Kubeconfig file (else $KUBECONFIG, else ~/.kube/config, else in-cluster); "
-                             "used when no snapshot is given.")] = None,
-    context: Annotated[str | None, typer.Option("--context", help="Kubeconfig context (else the current-context).")] = None,
+    kubeconfig: KubeconfigOption = None,
+    context: ContextOption = None,
     namespace: Annotated[str | None, typer.Option(
         "-n", "--namespace", help="Print only this namespace's pods (the whole cluster is simulated).")] = None,
-    strict: Annotated[bool, typer.Option(
-        "--strict", help="Unknown fields and invalid label values in Pods and Nodes are errors, not warnings.")] = False,
-    max_file_size: Annotated[int, typer.Option(
-        "--max-file-size", min=1, help="Refuse snapshot files (after decompression) larger than this many bytes.")
-    ] = DEFAULT_MAX_BYTES,
+    strict: StrictOption = False,
+    max_file_size: MaxFileSizeOption = DEFAULT_MAX_FILE_SIZE,
     plugin_dir: PluginDirOption = None,
     fail_fast: Annotated[bool, typer.Option(
         "--fail-fast", help="Stop at the first cycle that ends in an error (a plugin that raised, a failing "
                             "extender); exit 1.")] = False,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="No warnings or progress bar on stderr.")] = False,
-    debug: Annotated[bool, typer.Option("--debug", help="Tracebacks for errors.")] = False,
+    debug: DebugOption = False,
 ) -> None:
     """Simulate every pending pod of a snapshot (or of the live cluster) and print where each would land."""
 
@@ -89,12 +97,8 @@ def simulate(
         opts = SimulationOptions(tie_break=tie_break.value, seed=seed, trace=trace,
                                  trace_pods=set(pod) if pod else None, fail_fast=fail_fast)
         sim = Simulation(cluster, cfg, registry, opts)
-        if _progress_enabled(quiet):
-            from pysched.report.progress import DelayedProgress
-            with DelayedProgress(delay=PROGRESS_DELAY) as progress:
-                result = sim.run(progress=progress)
-        else:
-            result = sim.run()
+        with progress_bar(quiet) as progress:
+            result = sim.run(progress=progress)
         if pod:
             simulated = {c.pod for c in result.cycles}
             warn([f"--pod {p}: no pending pod of that namespace/name was simulated"
@@ -123,24 +127,14 @@ def _only_namespace(result: SimulationResult, namespace: str) -> SimulationResul
         ignored_pods=[(p, r) for p, r in result.ignored_pods if p.startswith(prefix)])
 
 
-PROGRESS_DELAY = 1.0  # seconds a run takes before the progress bar appears
-
-
-def _progress_enabled(quiet: bool) -> bool:
-    """The progress bar goes to stderr, and only to a terminal."""
-    return not quiet and sys.stderr.isatty()
-
-
 def _print_table(result: SimulationResult, fmt: TableFormat, no_color: bool, max_rows: int) -> None:
-    style = fmt.value
-    if style == TableFormat.auto:
-        style = TableFormat.rich if sys.stdout.isatty() else TableFormat.plain
+    style = table_style(fmt)
     if style == TableFormat.rich:
         from pysched.report.table import make_console, render_simulation
         render_simulation(result, make_console(color=not no_color), max_rows=max_rows)
     else:
         from pysched.report.plain import render_plain
-        sys.stdout.write(render_plain(result, style, max_rows=max_rows))
+        sys.stdout.write(render_plain(result, style.value, max_rows=max_rows))
 
 
 from pysched.cli import capacity_cmd, diff_cmd, explain_cmd, live_cmd, plugins_cmd  # noqa: E402 - commands register on the app defined above

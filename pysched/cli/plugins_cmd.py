@@ -9,16 +9,14 @@ from typing import Annotated, Any
 import typer
 
 from pysched.cli.common import Output, build_registry, guarded, load_scheduler_config
+from pysched.cli.options import (  # re-exported: where the commands imported the option from before
+    PLUGIN_DIR_HELP as PLUGIN_DIR_HELP,
+    PluginDirOption as PluginDirOption,
+)
 from pysched.errors import InputError
 from pysched.framework.config import ProfileConfig, SchedulerConfig
 from pysched.framework.registry import Registry
 from pysched.report.serialize import to_json, to_yaml
-
-PLUGIN_DIR_HELP = ("A folder of out-of-tree plugin modules (repeatable); the checkout's plugins/ folder and "
-                   "installed 'pysched.plugins' entry points are always loaded.")
-
-#: the ``--plugin-dir`` option, for any command that builds the registry
-PluginDirOption = Annotated[list[str] | None, typer.Option("--plugin-dir", metavar="DIR", help=PLUGIN_DIR_HELP)]
 
 
 def _profile(cfg: SchedulerConfig, name: str | None) -> ProfileConfig:
