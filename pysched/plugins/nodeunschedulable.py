@@ -5,6 +5,7 @@ from __future__ import annotations
 from pysched.framework.cycle_state import CycleState
 from pysched.framework.interface import FilterPlugin, Handle
 from pysched.framework.status import Status
+from pysched.framework.whatif import UNSCHEDULABLE, Change, WhatIfPlugin
 from pysched.model.objects import Pod, Taint, tolerates_taint
 from pysched.snapshot.nodeinfo import NodeInfo
 
@@ -13,13 +14,17 @@ ERR_REASON = "node(s) were unschedulable"
 UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "", "NoSchedule")
 
 
-class NodeUnschedulable(FilterPlugin):
+class NodeUnschedulable(FilterPlugin, WhatIfPlugin):
     NAME = NAME
 
     def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
         if node.node.unschedulable and not tolerates_taint(pod.tolerations, UNSCHEDULABLE_TAINT):
             return Status.unresolvable(ERR_REASON)
         return None
+
+    def what_would_fit(self, state: CycleState, pod: Pod, node: NodeInfo, status: Status) -> Change:
+        """Uncordon the node."""
+        return Change(NAME, UNSCHEDULABLE, status.message(), details={"cordoned": True}, uncordon=True)
 
 
 PLUGIN = NodeUnschedulable

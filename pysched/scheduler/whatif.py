@@ -21,6 +21,20 @@ from pysched.framework.interface import FilterPlugin
 from pysched.framework.registry import Registry
 from pysched.framework.runtime import Framework
 from pysched.framework.status import Code, Status
+from pysched.framework.whatif import (  # re-exported: report/explain.py and the tests read them from here
+    INTER_POD as INTER_POD,
+    NODE_AFFINITY as NODE_AFFINITY,
+    OTHER as OTHER,
+    PORTS as PORTS,
+    RESOURCES as RESOURCES,
+    SPREAD as SPREAD,
+    TAINTS as TAINTS,
+    UNSCHEDULABLE as UNSCHEDULABLE,
+    Change as Change,
+    Eviction as Eviction,
+    WhatIfPlugin,
+    toleration_dict as toleration_dict,
+)
 from pysched.model.labels import LabelSelector, Requirement
 from pysched.model.objects import HostPort, Node, Pod, Taint, Toleration, tolerates_taint
 from pysched.model.timeutil import NOW
@@ -35,10 +49,6 @@ from pysched.snapshot.nodeinfo import ZERO_IP, NodeInfo
 NEAREST = 5  # nodes for which a change is computed
 MAX_SPREAD_CHECKS = 25  # re-checks while growing a topology-spread eviction set
 
-# kinds of change, one per filter plugin that has a what-if
-RESOURCES, TAINTS, NODE_AFFINITY, PORTS, SPREAD, INTER_POD, UNSCHEDULABLE, OTHER = (
-    "resources", "taints", "node-affinity", "ports", "spread", "inter-pod", "unschedulable", "other")
-
 
 _REJECTED = (Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Pending, Code.Error)
 
@@ -52,63 +62,6 @@ def _reason(st: Status) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- results
-@dataclass(slots=True)
-class Eviction:
-    """A running pod to take off a node."""
-
-    pod: str
-    node: str
-    priority: int
-    obj: Pod | None = field(default=None, repr=False, compare=False)
-
-    def to_dict(self) -> dict:
-        return {"pod": self.pod, "node": self.node, "priority": self.priority}
-
-
-@dataclass(slots=True)
-class Change:
-    """The smallest change found for one failing filter plugin on one node, and whether it was checked.
-
-    ``details`` holds the facts the report words (kind-specific, JSON-able); the modification is
-    ``evict`` + ``add_tolerations`` + ``set_labels`` + ``remove_labels`` + ``uncordon``. A change
-    without a modification explains why no change on this node can help.
-    """
-
-    plugin: str
-    kind: str
-    reason: str  # the plugin's verdict on the node now
-    details: dict[str, Any] = field(default_factory=dict)
-    evict: list[Eviction] = field(default_factory=list)
-    add_tolerations: list[Toleration] = field(default_factory=list)
-    set_labels: dict[str, str] = field(default_factory=dict)
-    remove_labels: list[str] = field(default_factory=list)
-    uncordon: bool = False
-    checked: bool = False  # the filters ran again with the change applied
-    flips: bool = False  # ... and this plugin then passed on the node
-    after: str = ""  # the plugin's verdict after the change, when it still fails
-
-    @property
-    def has_modification(self) -> bool:
-        return bool(self.evict or self.add_tolerations or self.set_labels or self.remove_labels or self.uncordon)
-
-    def to_dict(self) -> dict:
-        d: dict[str, Any] = {"plugin": self.plugin, "kind": self.kind, "reason": self.reason,
-                             "details": self.details, "checked": self.checked, "flips": self.flips}
-        if self.evict:
-            d["evict"] = [e.to_dict() for e in self.evict]
-        if self.add_tolerations:
-            d["add_tolerations"] = [toleration_dict(t) for t in self.add_tolerations]
-        if self.set_labels:
-            d["set_labels"] = dict(self.set_labels)
-        if self.remove_labels:
-            d["remove_labels"] = list(self.remove_labels)
-        if self.uncordon:
-            d["uncordon"] = True
-        if self.after:
-            d["after"] = self.after
-        return d
-
-
 @dataclass(slots=True)
 class NodeSuggestion:
     node: str
@@ -136,11 +89,6 @@ class WhatIf:
         return {"pod": self.pod, "nodes": self.nodes, "candidates": self.candidates,
                 "prefilter_reject": self.prefilter_reject, "prefilter_narrowed_by": list(self.prefilter_narrowed_by),
                 "feasible_now": list(self.feasible_now), "nodes_nearest": [s.to_dict() for s in self.suggestions]}
-
-
-def toleration_dict(t: Toleration) -> dict:
-    return {k: v for k, v in (("key", t.key), ("operator", t.operator), ("value", t.value), ("effect", t.effect))
-            if v}
 
 
 def taint_dict(t: Taint) -> dict:
@@ -274,10 +222,10 @@ class _Context:
         self.state = state
         self.verdicts = verdicts
         self.checker = checker
+        # built-in what-ifs of the in-tree plugins that do not propose their own (WhatIfPlugin)
         self.handlers: dict[str, Callable[[NodeInfo, Status], Change]] = {
             "NodeResourcesFit": self._resources,
             "TaintToleration": self._taints,
-            "NodeUnschedulable": self._unschedulable,
             "NodeAffinity": self._node_affinity,
             "NodePorts": self._ports,
             "PodTopologySpread": self._spread,
@@ -288,8 +236,7 @@ class _Context:
     def suggest(self, ni: NodeInfo, failing: dict[str, Status]) -> NodeSuggestion:
         changes = []
         for plugin, st in failing.items():
-            handler = self.handlers.get(plugin)
-            change = handler(ni, st) if handler is not None else Change(plugin, OTHER, _reason(st))
+            change = self._change(ni, plugin, st)
             if change.has_modification and not change.checked:
                 self._check(change, ni.name)
             changes.append(change)
@@ -302,6 +249,22 @@ class _Context:
         else:
             s.still_failing = dict(s.failing)
         return s
+
+    def _change(self, ni: NodeInfo, plugin: str, st: Status) -> Change:
+        """The plugin's own what-if (``WhatIfPlugin``), else the built-in one, else none."""
+        inst = self.fwk.instances.get(plugin)
+        if isinstance(inst, WhatIfPlugin):
+            try:
+                change = inst.what_would_fit(self._failing_state(ni, plugin), self.pod, self._nominated_view(ni), st)
+            except Exception as exc:  # a plugin's fault must not end the explanation
+                return Change(plugin, OTHER, _reason(st), details={"what_if_error": f"{type(exc).__name__}: {exc}"})
+            if change is None:
+                return Change(plugin, OTHER, _reason(st))
+            change.plugin = plugin
+            change.reason = change.reason or _reason(st)
+            return change
+        handler = self.handlers.get(plugin)
+        return handler(ni, st) if handler is not None else Change(plugin, OTHER, _reason(st))
 
     def _check(self, change: Change, node: str) -> bool:
         """Apply ``change`` alone to copies and run PreFilter and Filter again: does its plugin pass now?"""
@@ -372,12 +335,6 @@ class _Context:
         change.details = {"taints": [taint_dict(t) for t in untolerated]}
         change.add_tolerations = [Toleration(t.key, "Equal", t.value, t.effect) if t.value
                                   else Toleration(t.key, "Exists", "", t.effect) for t in untolerated]
-        return change
-
-    def _unschedulable(self, ni: NodeInfo, st: Status) -> Change:
-        change = Change("NodeUnschedulable", UNSCHEDULABLE, _reason(st))
-        change.uncordon = True
-        change.details = {"cordoned": True}
         return change
 
     # ------------------------------------------------------------------ NodeAffinity
