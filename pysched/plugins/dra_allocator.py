@@ -214,7 +214,7 @@ class Allocator:
         key = (self._spec_key(claims), node.name, state)
         hit = cache.get(key, cache)
         if hit is not cache:
-            return hit  # type: ignore[return-value]
+            return hit
         result = _Run(self, node, claims).run()
         cache[key] = result
         return result

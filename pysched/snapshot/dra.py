@@ -86,7 +86,7 @@ class DRAState:
             statuses[name] = claim_name
         self.pod_claims[pod.key] = statuses
 
-    def _intern(self, spec):  # noqa: ANN001, ANN202
+    def _intern(self, spec):
         try:
             return self._specs.setdefault(spec, spec)
         except TypeError:  # pragma: no cover - specs are frozen and hashable
