@@ -26,7 +26,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bench  # noqa: E402 - the generators live there
+import bench
 
 CHILD = r"""
 import json, resource, sys, time

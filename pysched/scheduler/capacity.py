@@ -765,7 +765,7 @@ class CopyScheduler(Scheduler):
 
     def _copy_cycle(self, fwk: Framework, pod: Pod, key: str) -> CycleTrace:
         if self.fast and not self.extenders and fwk.filter and not self.state.nominated \
-                and not pod.nominated_node_name and self.state.node_infos:
+                and not self.state.nominated_node_name(pod) and self.state.node_infos:
             tr = self._fast_cycle(fwk, pod, key)
             if tr is not None:
                 self.fast_cycles += 1
