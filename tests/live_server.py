@@ -44,6 +44,10 @@ KINDS: dict[str, tuple[str, str, str, bool]] = {
     "VolumeAttachment": ("storage.k8s.io", "v1", "volumeattachments", False),
     "CSIStorageCapacity": ("storage.k8s.io", "v1", "csistoragecapacities", True),
     "RuntimeClass": ("node.k8s.io", "v1", "runtimeclasses", False),
+    "DeviceClass": ("resource.k8s.io", "v1", "deviceclasses", False),
+    "ResourceSlice": ("resource.k8s.io", "v1", "resourceslices", False),
+    "ResourceClaim": ("resource.k8s.io", "v1", "resourceclaims", True),
+    "ResourceClaimTemplate": ("resource.k8s.io", "v1", "resourceclaimtemplates", True),
 }
 SELECTABLE_POD_FIELDS = {"status.phase", "spec.nodeName", "metadata.name", "metadata.namespace",
                          "spec.schedulerName"}

@@ -509,3 +509,55 @@ def test_dra_kinds_are_read_not_ignored() -> None:
     assert cluster.ignored_kinds == []
     assert set(cluster.dra.classes) == {GPU} and [s.name for s in cluster.dra.slices] == ["s1"]
     assert [c.key for c in cluster.dra.claims] == ["default/c"] and set(cluster.dra.templates) == {"default/t"}
+
+
+# --------------------------------------------------------------------------- explain
+
+def test_explain_says_which_request_fails_and_which_claims_hold_the_devices() -> None:
+    from pysched.report.explain import change_text
+    from pysched.scheduler.whatif import explain_pod
+
+    l4 = f'device.attributes["{GPU}"].model == "l4"'
+    cluster = load(node("n1"), node("n2"), node("n3"), device_class(),
+                   rslice("s1", [dev("g0")], "n1"), rslice("s2", [dev("g0")], "n2"),
+                   claim("held", status=allocated("n1", "g0", reserved_for=("runner",))),
+                   pod("runner", "held", node_name="n1"),
+                   claim("c", exactly(count=1)), claim("l4", exactly(selectors=(l4,))),
+                   pod("p", "l4"))
+    registry = in_tree_registry()
+    e = explain_pod(cluster, load_config(None, registry), registry, "default/p", SimulationOptions())
+    texts = {s.node: change_text(s.changes[0], s.node) for s in e.whatif.suggestions}
+    assert texts["n3"] == ("claim default/l4 request gpu needs 1 device of class gpu.example.com: no device of "
+                           "the class on the node (0 of the class, 0 selected, 0 free)")
+    assert texts["n2"].endswith("the selectors are false for every device of the class (1 of the class, "
+                                "0 selected, 0 free)")
+    # the same pod asking for any GPU: n1's only device is held by a claim of a running pod
+    cluster = load(node("n1"), device_class(), rslice("s1", [dev("g0")], "n1"),
+                   claim("held", status=allocated("n1", "g0", reserved_for=("runner",))),
+                   pod("runner", "held", node_name="n1"), claim("c"), pod("p", "c"))
+    e = explain_pod(cluster, load_config(None, registry), registry, "default/p", SimulationOptions())
+    (s,) = e.whatif.suggestions
+    assert change_text(s.changes[0], "n1") == (
+        "claim default/c request gpu needs 1 device of class gpu.example.com: not enough free devices (1 of the "
+        "class, 1 selected, 0 free); devices it could use are held by default/held (reserved for default/runner): "
+        "deallocating those claims would free them")
+
+
+# --------------------------------------------------------------------------- capacity
+
+def test_capacity_counts_copies_with_devices() -> None:
+    """Each copy of a pod whose claim comes from a template gets its own claim (the controller's part), so
+    copies stop when the devices run out."""
+    from pysched.scheduler.capacity import CapacityOptions, check_template, run_capacity
+
+    cluster = load(node("n1"), node("n2"), device_class(), rslice("s1", [dev("g0"), dev("g1")], "n1"),
+                   rslice("s2", [dev("g0")], "n2"), template("t"))
+    tmpl = pod("gpu-job", template_name="t")
+    del tmpl["metadata"]["uid"], tmpl["metadata"]["creationTimestamp"]
+    registry = in_tree_registry()
+    answer = run_capacity(cluster, [check_template(tmpl, "job.yaml")], load_config(None, registry), registry,
+                          CapacityOptions())
+    (t,) = answer.templates
+    assert t.count == 3
+    assert dict(t.per_node) == {"n1": 2, "n2": 1}
+    assert t.limiting == "cannot allocate all claims"

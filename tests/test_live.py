@@ -146,7 +146,9 @@ def test_only_get_requests_and_the_list_protocol(server: FakeApiServer, tmp_path
                  "/apis/policy/v1/poddisruptionbudgets", "/api/v1/services", "/api/v1/replicationcontrollers",
                  "/apis/apps/v1/replicasets", "/apis/apps/v1/statefulsets", "/api/v1/persistentvolumes",
                  "/api/v1/persistentvolumeclaims", "/apis/storage.k8s.io/v1/storageclasses",
-                 "/apis/storage.k8s.io/v1/csinodes", "/apis/storage.k8s.io/v1/csidrivers"):
+                 "/apis/storage.k8s.io/v1/csinodes", "/apis/storage.k8s.io/v1/csidrivers",
+                 "/apis/resource.k8s.io/v1/deviceclasses", "/apis/resource.k8s.io/v1/resourceslices",
+                 "/apis/resource.k8s.io/v1/resourceclaims", "/apis/resource.k8s.io/v1/resourceclaimtemplates"):
         assert path in listed
         assert server.requests_for(path)[0].query.get("limit") == "500"
     (pods,) = server.requests_for("/api/v1/pods")

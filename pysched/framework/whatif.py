@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from pysched.snapshot.nodeinfo import NodeInfo
 
 # kinds of change, one per filter plugin that has a what-if
-RESOURCES, TAINTS, NODE_AFFINITY, PORTS, SPREAD, INTER_POD, UNSCHEDULABLE, OTHER = (
-    "resources", "taints", "node-affinity", "ports", "spread", "inter-pod", "unschedulable", "other")
+RESOURCES, TAINTS, NODE_AFFINITY, PORTS, SPREAD, INTER_POD, UNSCHEDULABLE, DEVICES, OTHER = (
+    "resources", "taints", "node-affinity", "ports", "spread", "inter-pod", "unschedulable", "devices", "other")
 
 
 @dataclass(slots=True)

@@ -241,6 +241,16 @@ class Selector:
         # takes plain maps, so every string literal of the expression that could name a domain gets one.
         self._domains = tuple({a or b for a, b in _LITERAL.findall(expression)})
 
+    # Compiled programs are immutable and not picklable: copies share them, pickles recompile.
+    def __copy__(self) -> Selector:
+        return self
+
+    def __deepcopy__(self, memo: dict) -> Selector:
+        return self
+
+    def __reduce__(self) -> tuple:
+        return (compile_selector, (self.expression,))
+
     def matches(self, device: DeviceInput) -> bool:
         """True/False, or CelError for a runtime error on this device."""
         data = device.data

@@ -35,7 +35,9 @@ from pysched.framework.interface import (
     ReservePlugin,
 )
 from pysched.framework.status import Code, Status
-from pysched.model.dra import Allocation, ResourceClaim
+from pysched.framework.whatif import DEVICES, Change, WhatIfPlugin
+from pysched.model.dra import ALL, Allocation, ResourceClaim
+from pysched.model.dracel import CelError
 from pysched.model.labels import NodeSelector
 from pysched.model.objects import Pod
 from pysched.plugins.dra_allocator import AllocationError, Allocator, gather_pools
@@ -90,7 +92,7 @@ def _missing_state() -> Status:
 
 
 class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilterPlugin, ReservePlugin,
-                       PreBindPlugin):
+                       PreBindPlugin, WhatIfPlugin):
     NAME = NAME
 
     def __init__(self, args: Any = None, handle: Handle | None = None) -> None:
@@ -205,6 +207,13 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             s.node_allocations[n.name] = allocations
         return None
 
+    def what_would_fit(self, state: CycleState, pod: Pod, node: NodeInfo, status: Status) -> Change:
+        """No node change frees a device: the change names the failing requests and the claims holding the
+        devices they could use (``diagnose``), without a modification."""
+        dra = self._dra()
+        details = diagnose(dra, pod, node.node) if dra is not None else {}
+        return Change(NAME, DEVICES, status.message(), details=details)
+
     # ------------------------------------------------------------------ PostFilter
     def post_filter(self, state: CycleState, pod: Pod,
                     statuses: NodeToStatus) -> tuple[PostFilterResult | None, Status | None]:
@@ -296,3 +305,76 @@ PLUGIN = DynamicResources
 
 def factory(args: Any, handle: Handle) -> DynamicResources:
     return DynamicResources(args, handle)
+
+
+# --------------------------------------------------------------------------- explain: why a node has no devices
+
+def diagnose(dra: DRAState, pod: Pod, node: Any) -> dict:
+    """Why the pod's claims do not fit the node's devices, request by request (for ``explain``): devices of
+    the class on the node, how many the selectors accept, how many of those are free, and the claims that
+    hold the others. Read-only; the verdict itself always comes from Filter."""
+    out: dict[str, Any] = {"claims": [], "holders": []}
+    try:
+        claims = dra.pod_claim_objects(pod)
+    except ClaimLookupError as e:
+        out["error"] = str(e)
+        return out
+    pools = gather_pools(dra.slices, node)
+    devices = [((p.driver, p.name, d.name), d) for p in pools for s in p.slices for d in s.devices]
+    in_use = dra.allocated
+    held: set[tuple[str, str, str]] = set()
+    for claim in claims:
+        if claim.allocation is not None:
+            sel = claim.allocation.node_selector
+            if sel is not None and not sel.matches(node.labels, node.name):
+                out["claims"].append({"claim": claim.key, "problem": "allocated-elsewhere"})
+            continue
+        for req in claim.spec.requests:
+            for sub, name in ([(req.exactly, req.name)] if req.exactly is not None else
+                              [(s, f"{req.name}/{s.name}") for s in req.first_available]):
+                row = _request_row(dra, claim, sub, name, devices, in_use)
+                held.update(row.pop("held"))
+                out["claims"].append(row)
+        if claim.spec.constraints and all(r.get("problem") == "ok" for r in out["claims"]
+                                          if r.get("claim") == claim.key):
+            for c in claim.spec.constraints:
+                attr = c.match_attribute or c.distinct_attribute
+                kind = "matchAttribute" if c.match_attribute else "distinctAttribute"
+                out["claims"].append({"claim": claim.key, "problem": "constraint", "constraint": f"{kind} {attr}"})
+    holders = []
+    for c in dra.claims.values():
+        if c.allocation is not None and any((r.driver, r.pool, r.device) in held for r in c.allocation.results):
+            holders.append({"claim": c.key, "pods": [f"{c.meta.namespace}/{x.name}" for x in c.reserved_for]})
+    out["holders"] = sorted(holders, key=lambda h: h["claim"])
+    return out
+
+
+def _request_row(dra: DRAState, claim: ResourceClaim, sub: Any, name: str, devices: list, in_use: Any) -> dict:
+    cls = dra.classes.get(sub.device_class)
+    of_class = selectable = free = 0
+    held = []
+    for did, d in devices:
+        try:
+            if cls is not None and not all(s.matches(d.cel) for s in cls.selectors):
+                continue
+            of_class += 1
+            if not all(s.matches(d.cel) for s in sub.selectors):
+                continue
+        except CelError:
+            continue
+        selectable += 1
+        if did in in_use:
+            held.append(did)
+        else:
+            free += 1
+    need = "all" if sub.mode == ALL else sub.count
+    if of_class == 0:
+        problem = "no-class-device"
+    elif selectable == 0:
+        problem = "selector-false"
+    elif need != "all" and free < need or need == "all" and free < selectable:
+        problem = "count-too-high"
+    else:
+        problem = "ok"
+    return {"claim": claim.key, "request": name, "class": sub.device_class, "need": need, "of_class": of_class,
+            "selectable": selectable, "free": free, "problem": problem, "held": held}

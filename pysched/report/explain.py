@@ -35,6 +35,7 @@ from pysched.report.document import (
 )
 from pysched.scheduler.trace import CycleTrace
 from pysched.scheduler.whatif import (
+    DEVICES,
     INTER_POD,
     NODE_AFFINITY,
     PORTS,
@@ -197,6 +198,10 @@ def change_text(change: Change, node: str) -> str:
             would = f"evicting {_evict_text(change)} would do"
         elif change.set_labels:
             would = f"{_labels_text(change)} would do"
+    elif change.kind == DEVICES:
+        parts.extend(_devices_text(d))
+        if not parts:
+            parts.append(change.reason)
     else:
         parts.append(f"{change.reason} (no what-if for {change.plugin})")
     if would:
@@ -204,6 +209,39 @@ def change_text(change: Change, node: str) -> str:
             would = would.removesuffix(" would do") + " is not enough"
         parts.append(would)
     return "; ".join(parts)
+
+
+_DEVICE_PROBLEMS = {
+    "no-class-device": "no device of the class on the node",
+    "selector-false": "the selectors are false for every device of the class",
+    "count-too-high": "not enough free devices",
+}
+
+
+def _devices_text(d: dict) -> list[str]:
+    """DynamicResources on one node: the failing requests, then the claims holding the devices."""
+    parts = []
+    if d.get("error"):
+        parts.append(d["error"])
+    for row in d.get("claims", []):
+        problem = row.get("problem")
+        if problem == "allocated-elsewhere":
+            parts.append(f"claim {row['claim']} is allocated to devices another node reaches")
+        elif problem == "constraint":
+            parts.append(f"claim {row['claim']}: every request has devices, but {row['constraint']} cannot be "
+                         "met by free devices together")
+        elif problem in _DEVICE_PROBLEMS:
+            need = "every device" if row["need"] == "all" else _plural(row["need"], "device")
+            parts.append(f"claim {row['claim']} request {row['request']} needs {need} of class {row['class']}: "
+                         f"{_DEVICE_PROBLEMS[problem]} ({row['of_class']} of the class, {row['selectable']} "
+                         f"selected, {row['free']} free)")
+    holders = d.get("holders", [])
+    if holders:
+        held = ", ".join(f"{h['claim']} ({'reserved for ' + ', '.join(h['pods']) if h['pods'] else 'reserved for nobody'})"
+                         for h in holders[:5])
+        more = f" +{len(holders) - 5} more" if len(holders) > 5 else ""
+        parts.append(f"devices it could use are held by {held}{more}: deallocating those claims would free them")
+    return parts
 
 
 def check_text(change: Change) -> tuple[str, str]:

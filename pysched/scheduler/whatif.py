@@ -22,6 +22,7 @@ from pysched.framework.registry import Registry
 from pysched.framework.runtime import Framework
 from pysched.framework.status import Code, Status
 from pysched.framework.whatif import (  # re-exported: report/explain.py and the tests read them from here
+    DEVICES as DEVICES,
     INTER_POD as INTER_POD,
     NODE_AFFINITY as NODE_AFFINITY,
     OTHER as OTHER,

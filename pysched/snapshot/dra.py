@@ -98,8 +98,9 @@ class DRAState:
             return pc["resourceClaimName"], False
         if isinstance(pc.get("resourceClaimTemplateName"), str) and pc["resourceClaimTemplateName"]:
             statuses = self.pod_claims.get(pod.key)
-            if statuses is None:
-                statuses = pod_claim_statuses(pod)
+            if statuses is None:  # a pod made after the state (a workload's, a capacity copy): the controller
+                self._controller(pod)  # creates its claims now
+                statuses = self.pod_claims[pod.key]
             if pc.get("name") in statuses:
                 return statuses[pc["name"]], True
             raise ClaimLookupError(f'pod "{pod.namespace}/{pod.name}": ResourceClaim not created yet')

@@ -94,6 +94,10 @@ RESOURCES: tuple[Resource, ...] = (
     Resource("CSIDriver", "storage.k8s.io/v1", "csidrivers", optional=True),
     Resource("VolumeAttachment", "storage.k8s.io/v1", "volumeattachments", optional=True),
     Resource("CSIStorageCapacity", "storage.k8s.io/v1", "csistoragecapacities", optional=True),
+    Resource("DeviceClass", "resource.k8s.io/v1", "deviceclasses", optional=True),
+    Resource("ResourceSlice", "resource.k8s.io/v1", "resourceslices", optional=True),
+    Resource("ResourceClaim", "resource.k8s.io/v1", "resourceclaims", optional=True),
+    Resource("ResourceClaimTemplate", "resource.k8s.io/v1", "resourceclaimtemplates", optional=True),
 )
 
 
