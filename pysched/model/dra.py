@@ -59,7 +59,7 @@ class DeviceClass:
 
 
 def parse_device_class(raw: Mapping) -> DeviceClass:
-    meta = ObjectMeta.parse(raw.get("metadata"), "metadata", namespaced=False)
+    meta = ObjectMeta.parse(raw.get("metadata") or {}, "metadata", namespaced=False)
     spec = _map(raw, "spec", "")
     return DeviceClass(meta.name, _selectors(spec, "selectors", "spec"), meta.uid)
 
@@ -139,8 +139,9 @@ def _device(raw: Any, path: str, driver: str) -> Device:
         cp = f"{path}.capacity.{k}"
         if not isinstance(v, Mapping):
             raise FieldError(cp, f"expected an object, got {_show(v)}")
+        value: Any = v.get("value")
         try:
-            caps[str(k)] = parse_quantity(v.get("value"))
+            caps[str(k)] = parse_quantity(value)
         except QuantityError as e:
             raise FieldError(f"{cp}.value", str(e)) from None
     d = Device(name, attrs, caps,
@@ -154,7 +155,7 @@ def _device(raw: Any, path: str, driver: str) -> Device:
 
 
 def parse_resource_slice(raw: Mapping, index: int = 0) -> ResourceSlice:
-    meta = ObjectMeta.parse(raw.get("metadata"), "metadata", namespaced=False)
+    meta = ObjectMeta.parse(raw.get("metadata") or {}, "metadata", namespaced=False)
     spec = _map(raw, "spec", "")
     driver = _str(spec, "driver", "spec")
     if not driver:
@@ -328,7 +329,7 @@ def _allocation(raw: Mapping, path: str) -> Allocation | None:
 
 
 def parse_resource_claim(raw: Mapping) -> ResourceClaim:
-    meta = ObjectMeta.parse(raw.get("metadata"), "metadata")
+    meta = ObjectMeta.parse(raw.get("metadata") or {}, "metadata")
     spec = parse_claim_spec(_map(raw, "spec", ""), "spec")
     status = _map(raw, "status", "")
     reserved = []
@@ -347,7 +348,7 @@ class ResourceClaimTemplate:
 
 
 def parse_claim_template(raw: Mapping) -> ResourceClaimTemplate:
-    meta = ObjectMeta.parse(raw.get("metadata"), "metadata")
+    meta = ObjectMeta.parse(raw.get("metadata") or {}, "metadata")
     spec = _map(raw, "spec", "")
     return ResourceClaimTemplate(meta, parse_claim_spec(_map(spec, "spec", "spec"), "spec.spec"))
 

@@ -253,9 +253,10 @@ class Selector:
 
     def matches(self, device: DeviceInput) -> bool:
         """True/False, or CelError for a runtime error on this device."""
-        data = device.data
+        data: dict[str, Any] = device.data
         if self._domains:
-            attrs, caps = data["attributes"], data["capacity"]
+            attrs: dict[str, dict] = data["attributes"]
+            caps: dict[str, dict] = data["capacity"]
             missing = [d for d in self._domains if d not in attrs or d not in caps]
             if missing:
                 attrs, caps = dict(attrs), dict(caps)

@@ -337,9 +337,9 @@ def diagnose(dra: DRAState, pod: Pod, node: Any) -> dict:
                 out["claims"].append(row)
         if claim.spec.constraints and all(r.get("problem") == "ok" for r in out["claims"]
                                           if r.get("claim") == claim.key):
-            for c in claim.spec.constraints:
-                attr = c.match_attribute or c.distinct_attribute
-                kind = "matchAttribute" if c.match_attribute else "distinctAttribute"
+            for con in claim.spec.constraints:
+                attr = con.match_attribute or con.distinct_attribute
+                kind = "matchAttribute" if con.match_attribute else "distinctAttribute"
                 out["claims"].append({"claim": claim.key, "problem": "constraint", "constraint": f"{kind} {attr}"})
     holders = []
     for c in dra.claims.values():
@@ -367,14 +367,15 @@ def _request_row(dra: DRAState, claim: ResourceClaim, sub: Any, name: str, devic
             held.append(did)
         else:
             free += 1
-    need = "all" if sub.mode == ALL else sub.count
+    wanted = selectable if sub.mode == ALL else sub.count
     if of_class == 0:
         problem = "no-class-device"
     elif selectable == 0:
         problem = "selector-false"
-    elif need != "all" and free < need or need == "all" and free < selectable:
+    elif free < wanted:
         problem = "count-too-high"
     else:
         problem = "ok"
-    return {"claim": claim.key, "request": name, "class": sub.device_class, "need": need, "of_class": of_class,
+    return {"claim": claim.key, "request": name, "class": sub.device_class,
+            "need": "all" if sub.mode == ALL else sub.count, "of_class": of_class,
             "selectable": selectable, "free": free, "problem": problem, "held": held}
