@@ -12,6 +12,7 @@ from pysched.framework.plugin_args import PodTopologySpreadArgs
 from pysched.framework.status import Code
 from pysched.model.objects import parse_namespace, parse_node, parse_pod, parse_workload
 from pysched.plugins import podtopologyspread as pts
+from pysched.plugins.helper import go_round
 from pysched.snapshot.cluster import Cluster, ClusterState
 
 MISSING = "node(s) didn't match pod topology spread constraints (missing required label)"
@@ -545,9 +546,10 @@ def test_default_args_are_system() -> None:
 
 
 @pytest.mark.parametrize("x,want", [(0.5, 1), (1.5, 2), (2.5, 3), (2.4999999999999996, 2),
-                                    (0.49999999999999994, 0), (4.158883083359672, 4), (0.0, 0)])
+                                    (0.49999999999999994, 0), (4.158883083359672, 4), (0.0, 0),
+                                    (-0.5, -1), (-2.5, -3), (-0.49999999999999994, 0)])
 def test_round_half_away(x: float, want: int) -> None:
-    assert pts.round_half_away(x) == want
+    assert pts.round_half_away(x) == want == go_round(x)
 
 
 @pytest.mark.parametrize("n,want", [(3, 1.0986122886681096), (4, 1.3862943611198906), (2, 0.6931471805599453)])

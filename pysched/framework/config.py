@@ -16,6 +16,8 @@ import yaml
 
 from pysched.errors import ConfigError
 from pysched.framework import plugin_args as pa
+from pysched.framework.extender import TLS_FIELDS
+from pysched.framework.interface import EXTENSION_POINTS, MAX_NODE_SCORE
 from pysched.framework.plugin_args import (
     API_GROUP,
     API_VERSION,
@@ -42,8 +44,7 @@ from pysched.framework.plugin_args import (
 if TYPE_CHECKING:
     from pysched.framework.registry import PluginSpec, Registry
 
-EXTENSION_POINT_KEYS = ("preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score",
-                        "reserve", "permit", "preBind", "bind", "postBind")
+EXTENSION_POINT_KEYS = tuple(EXTENSION_POINTS)  # in upstream's order
 
 
 @dataclass(slots=True)
@@ -94,7 +95,6 @@ DEFAULT_SCHEDULER_NAME = "default-scheduler"
 KIND = "KubeSchedulerConfiguration"
 MULTI_POINT = "multiPoint"
 PLUGIN_SET_KEYS = (*EXTENSION_POINT_KEYS, MULTI_POINT)
-MAX_NODE_SCORE = 100
 MAX_TOTAL_SCORE = 2**63 - 1
 REMOVED_API_VERSIONS = ("v1alpha1", "v1alpha2", "v1beta1", "v1beta2", "v1beta3")
 #: plugins removed from the v1 API (upstream ``invalidPluginsByVersion``)
@@ -129,7 +129,6 @@ _REMOVED_FIELDS = {
     "healthzBindAddress": "serve health checks with kube-scheduler's --bind-address/--secure-port flags",
     "metricsBindAddress": "serve metrics with kube-scheduler's --bind-address/--secure-port flags",
 }
-_TLS_FIELDS = ("insecure", "serverName", "certFile", "keyFile", "caFile", "certData", "keyData", "caData")
 
 
 def default_plugins() -> list[PluginRef]:
@@ -303,7 +302,7 @@ def _decode_extender(raw: Any, path: str) -> dict:
     get_duration(body, "httpTimeout", path)
     tls_path = child(path, "tlsConfig")
     tls = as_mapping(body.get("tlsConfig"), tls_path, "ExtenderTLSConfig")
-    check_fields(tls, _TLS_FIELDS, tls_path)
+    check_fields(tls, TLS_FIELDS, tls_path)
     mpath = child(path, "managedResources")
     for i, item in enumerate(as_list(body.get("managedResources"), mpath) or []):
         p = index(mpath, i)

@@ -88,7 +88,7 @@ class ExtenderConfig:
 
 _FIELDS = ("urlPrefix", "filterVerb", "preemptVerb", "prioritizeVerb", "weight", "bindVerb", "enableHTTPS",
            "tlsConfig", "httpTimeout", "nodeCacheCapable", "managedResources", "ignorable")
-_TLS_FIELDS = ("insecure", "serverName", "certFile", "keyFile", "caFile", "certData", "keyData", "caData")
+TLS_FIELDS = ("insecure", "serverName", "certFile", "keyFile", "caFile", "certData", "keyData", "caData")
 
 
 def _get_bytes(body: Mapping[str, Any], key: str, path: str) -> bytes:
@@ -107,7 +107,7 @@ def _decode_tls(raw: Any, path: str) -> ExtenderTLS | None:
     if raw is None:
         return None
     body = pa.as_mapping(raw, path, "ExtenderTLSConfig")
-    pa.check_fields(body, _TLS_FIELDS, path)
+    pa.check_fields(body, TLS_FIELDS, path)
     return ExtenderTLS(
         insecure=bool(pa.get_bool(body, "insecure", path)),
         server_name=pa.get_str(body, "serverName", path) or "",

@@ -336,21 +336,6 @@ class Framework:
             except Exception:
                 pass
 
-    def run_permit(self, state: CycleState, pod: Pod, node: str) -> Status | None:
-        waiting: Status | None = None
-        for p in self.permit:
-            try:
-                st, _timeout = p.permit(state, pod, node)
-            except Exception as exc:
-                return plugin_fault(p.name, "Permit", pod, exc, node)
-            if st is None or st.code == Code.Success:
-                continue
-            if st.code == Code.Wait:
-                waiting = st.with_plugin(p.name)
-                continue
-            return st.with_plugin(p.name)
-        return waiting
-
     def run_pre_bind(self, state: CycleState, pod: Pod, node: str) -> Status | None:
         for p in self.pre_bind:
             if p.name in state.skip_prebind_plugins:

@@ -67,14 +67,3 @@ class Status:
     def __repr__(self) -> str:
         return f"Status({self.code.name}, {self.reasons!r}, plugin={self.plugin!r})"
 
-
-SUCCESS = Status()
-
-
-def success() -> Status:
-    """A fresh Success status (callers may attach a plugin name)."""
-    return Status()
-
-
-def is_success(status: Status | None) -> bool:
-    return status is None or status.code == Code.Success

@@ -1,4 +1,5 @@
-"""Shared helpers of the in-tree plugins (upstream ``plugins/helper``) and Go arithmetic."""
+"""Shared helpers of the in-tree plugins (upstream ``plugins/helper``) and Go's integer division and
+``math.Round`` (PodTopologySpread's ``go_log`` stays beside its one user)."""
 
 from __future__ import annotations
 
@@ -75,4 +76,5 @@ def pod_matches_node_selector_and_affinity(pod: Pod, labels: dict[str, str], nod
     return True
 
 
-__all__ = ["MAX_NODE_SCORE", "default_normalize_score", "find_untolerated_taint", "go_div", "go_round"]
+__all__ = ["MAX_NODE_SCORE", "decode_plugin_args", "default_normalize_score", "find_untolerated_taint", "go_div",
+           "go_round", "pod_matches_node_selector_and_affinity"]

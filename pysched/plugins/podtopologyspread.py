@@ -41,6 +41,7 @@ from pysched.model.objects import FieldError, Pod, SpreadConstraint
 from pysched.plugins.helper import (
     decode_plugin_args,
     find_untolerated_taint,
+    go_round as round_half_away,  # Go's math.Round, one implementation
     pod_matches_node_selector_and_affinity,
 )
 from pysched.snapshot.nodeinfo import NodeInfo
@@ -131,14 +132,6 @@ def count_pods_match_selector(pods: list[Pod], selector: LabelSelector, namespac
         if selector.matches(p.meta.labels):
             n += 1
     return n
-
-
-def round_half_away(x: float) -> int:
-    """Go's ``math.Round`` exactly (``floor(x + 0.5)`` is off for 0.49999999999999994)."""
-    if x < 0:
-        return -round_half_away(-x)
-    f = math.floor(x)
-    return int(f) + 1 if x - f >= 0.5 else int(f)
 
 
 # Coefficients of the FreeBSD ``e_log.c`` algorithm that Go's ``math.Log`` implements (also in its amd64

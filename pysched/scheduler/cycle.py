@@ -124,7 +124,6 @@ class CycleOptions:
     tie_break: str = "name"  # name | random
     rng: random.Random = field(default_factory=lambda: random.Random(0))
     global_percentage: int = 0
-    trace: bool = False
 
 
 class Scheduler:

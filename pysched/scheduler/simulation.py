@@ -108,7 +108,7 @@ class Simulation:
                                                                 registry, handle)
         self.scheduler = Scheduler(self.state, CycleOptions(
             tie_break=self.options.tie_break, rng=self.rng,
-            global_percentage=config.percentage_of_nodes_to_score, trace=self.options.trace),
+            global_percentage=config.percentage_of_nodes_to_score),
             extenders=self.extenders, waiting=self.waiting)
 
     def _queue(self) -> tuple[list[Pod], list[tuple[str, str]], list[tuple[str, str]]]:

@@ -115,7 +115,6 @@ class ClusterState:
         # pod key -> status.nominatedNodeName as this simulation set it ("": cleared); else the input's
         self._nominated_name: dict[str, str] = {}
         self.namespace_labels: dict[str, dict[str, str]] = {n: ns.labels for n, ns in cluster.namespaces.items()}
-        self.generation = 0
         # names of the nodes whose pods changed, in order: plugins that keep cluster-wide counts across
         # cycles replay it to update only those nodes
         self.change_log: list[str] = []
@@ -129,12 +128,6 @@ class ClusterState:
 
     def ns_labels(self, namespace: str) -> dict[str, str]:
         return self.namespace_labels.get(namespace, {})
-
-    def nodes_with_affinity_pods(self) -> list[NodeInfo]:
-        return [ni for ni in self.node_infos if ni.pods_with_affinity]
-
-    def nodes_with_required_anti_affinity_pods(self) -> list[NodeInfo]:
-        return [ni for ni in self.node_infos if ni.pods_with_required_anti_affinity]
 
     def nominated_pods_for(self, node_name: str) -> list[Pod]:
         return self.nominated.get(node_name, [])
@@ -177,7 +170,6 @@ class ClusterState:
         self.by_name[node_name].add_pod(pod)
         self.pod_node[pod.key] = node_name
         self.storage.count_claims(pod, 1)
-        self.generation += 1
         self.change_log.append(node_name)
 
     def delete_pod(self, pod: Pod) -> None:
@@ -188,7 +180,6 @@ class ClusterState:
             self.storage.count_claims(pod, -1)
             self.change_log.append(node)
         self.clear_nomination(pod)
-        self.generation += 1
 
     def evict(self, pod: Pod) -> None:
         """A preemption victim is deleted: it leaves its node and the resourceclaim controller releases its
