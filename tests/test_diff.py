@@ -19,6 +19,7 @@ from pysched.cli import diff_cmd
 from pysched.framework.config import load_config
 from pysched.plugins import in_tree_registry
 from pysched.report.diff import build_diff, changed_pods, diff_data, placements, spread_of
+from pysched.scheduler import paired
 from pysched.scheduler.simulation import Simulation, SimulationOptions
 from pysched.snapshot.loader import load_snapshot
 from tests.conformance.harness import SCENARIOS, scenario_inputs
@@ -94,13 +95,13 @@ def test_yaml_is_the_json_document() -> None:
 
 def test_large_cluster_path_gives_the_same_margins(monkeypatch: pytest.MonkeyPatch) -> None:
     small = ok("diff", "default", BINPACK, "-f", DEMO, "-o", "json")
-    monkeypatch.setattr(diff_cmd, "TRACE_ALL_LIMIT", 0)  # untraced runs, then the changed pods traced
+    monkeypatch.setattr(paired, "TRACE_ALL_LIMIT", 0)  # untraced runs, then the changed pods traced
     assert ok("diff", "default", BINPACK, "-f", DEMO, "-o", "json") == small
 
 
 def test_margin_budget_limits_the_traced_pods(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(diff_cmd, "TRACE_ALL_LIMIT", 0)
-    monkeypatch.setattr(diff_cmd, "MARGIN_BUDGET", 4)  # 4 nodes: one pod's worth of tracing
+    monkeypatch.setattr(paired, "TRACE_ALL_LIMIT", 0)
+    monkeypatch.setattr(paired, "MARGIN_BUDGET", 4)  # 4 nodes: one pod's worth of tracing
     data = json.loads(ok("diff", "default", BINPACK, "-f", DEMO, "-o", "json"))
     web1, web2 = data["changed"]
     assert web1["a"]["margin"] == 56 and web2["a"]["margin_note"] == web2["b"]["margin_note"] == "not traced"
@@ -202,3 +203,15 @@ def test_diff_lists_the_recorded_differences(snap: Path, cfg: Path, exp: Path) -
     assert [c["pod"] for c in data["changed"]] == expected
     for c in data["changed"]:
         assert (c["b"]["outcome"], c["b"]["node"]) == recorded[c["pod"]]
+
+
+def test_differing_pods_are_the_changed_simulated_pods() -> None:
+    """The pair's own notion of "placed differently" (below the report layer) agrees with the report's."""
+    registry = in_tree_registry()
+    cluster = load_snapshot([DEMO])
+    binpack = load_config(str(ROOT / "fixtures" / "demo-config-binpack.yaml"), registry)
+    ra, rb = paired.simulate_pair(cluster, load_config(None, registry), cluster, binpack, registry)
+    simulated = {c.pod for c in ra.cycles} | {c.pod for c in rb.cycles}
+    want = [c.pod for c in changed_pods(placements(ra), placements(rb)) if c.pod in simulated]
+    assert paired.differing_pods(ra, rb) == want
+    assert want, "the two configurations place some pod differently"

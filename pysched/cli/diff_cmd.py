@@ -38,15 +38,9 @@ from pysched.cli.output import emit, progress_bar
 from pysched.errors import InputError
 from pysched.framework.config import SchedulerConfig
 from pysched.framework.registry import Registry
-from pysched.scheduler.simulation import Simulation, SimulationOptions, SimulationResult
+from pysched.scheduler import paired
+from pysched.scheduler.simulation import SimulationResult
 from pysched.snapshot.cluster import Cluster
-
-# Tracing a pod costs one Filter run per node (its filter matrix) and keeps that matrix: the score margins
-# are computed for as many pods as this many node evaluations allow. Below it (pending pods x nodes) both
-# simulations trace every pod at once; above it they run untraced, and then again with only the pods that
-# differ traced (the first ones by name, up to the budget).
-TRACE_ALL_LIMIT = 200_000
-MARGIN_BUDGET = 200_000
 
 
 def register(app: typer.Typer) -> None:
@@ -117,29 +111,6 @@ def register(app: typer.Typer) -> None:
 def simulate_pair(cluster_a: Cluster, cfg_a: SchedulerConfig, cluster_b: Cluster, cfg_b: SchedulerConfig,
                   registry: Registry, tie_break: str = "name", seed: int = 0, quiet: bool = True
                   ) -> tuple[SimulationResult, SimulationResult]:
-    """Both simulations (a simulation never changes the loaded snapshot: both may share one).
-
-    Small clusters are traced in full; on large ones the pods placed differently are simulated again with
-    only them traced, which gives the same decisions plus their scores.
-    """
-    from pysched.report.diff import changed_pods, placements
-
-    def simulate(cluster: Cluster, cfg: SchedulerConfig, trace: bool, pods: set[str] | None) -> SimulationResult:
-        opts = SimulationOptions(tie_break=tie_break, seed=seed, trace=trace, trace_pods=pods)
-        with progress_bar(quiet) as progress:
-            return Simulation(cluster, cfg, registry, opts).run(progress=progress)
-
-    def size(cluster: Cluster) -> int:
-        return sum(1 for p in cluster.pods if not p.node_name) * max(len(cluster.nodes), 1)
-
-    small = max(size(cluster_a), size(cluster_b)) <= TRACE_ALL_LIMIT
-    ra = simulate(cluster_a, cfg_a, small, None)
-    rb = simulate(cluster_b, cfg_b, small, None)
-    if not small:
-        changed = [c.pod for c in changed_pods(placements(ra), placements(rb))]
-        nodes = max(len(cluster_a.nodes), len(cluster_b.nodes), 1)
-        traced = set(changed[:max(MARGIN_BUDGET // nodes, 1)])
-        if traced:
-            ra = simulate(cluster_a, cfg_a, True, traced)
-            rb = simulate(cluster_b, cfg_b, True, traced)
-    return ra, rb
+    """``scheduler.paired.simulate_pair`` with the command's progress bar."""
+    return paired.simulate_pair(cluster_a, cfg_a, cluster_b, cfg_b, registry, tie_break, seed,
+                                progress=lambda: progress_bar(quiet))
