@@ -50,6 +50,25 @@ def start_time(pod: Pod) -> float:
     return t if t is not None else NOW
 
 
+# Upstream pickOneNodeForPreemption's criteria, in order: the candidate with the highest value wins, the
+# next criterion breaks a tie. One definition for the plugin and for explain's reasoning.
+CANDIDATE_CRITERIA = (
+    "fewest PDB violations",
+    "lowest priority of the most important victim",
+    "smallest sum of victim priorities",
+    "fewest victims",
+    "latest start of the most important victims",
+)
+
+
+def candidate_key(c: Candidate) -> tuple[float, ...]:
+    """A candidate's value under each of ``CANDIDATE_CRITERIA`` (higher is better)."""
+    top = c.victims[0].priority if c.victims else 0
+    times = [start_time(v) for v in c.victims if v.priority == top]
+    return (-c.num_pdb_violations, -top, -sum(v.priority + INT32_OFFSET for v in c.victims), -len(c.victims),
+            min(times) if times else NOW)
+
+
 def more_important(a: Pod, b: Pod) -> bool:
     """Upstream ``MoreImportantPod``: higher priority, then the earlier start time."""
     if a.priority != b.priority:
@@ -240,23 +259,10 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
             return candidates[0]
         by_node = {c.node: c for c in candidates}
         remaining = [c.node for c in candidates]
-
-        def earliest_start_of_top(c: Candidate) -> float:
-            top = c.victims[0].priority
-            times = [start_time(v) for v in c.victims if v.priority == top]
-            return min(times)
-
-        score_funcs = (
-            lambda c: -c.num_pdb_violations,
-            lambda c: -c.victims[0].priority,
-            lambda c: -sum(v.priority + INT32_OFFSET for v in c.victims),
-            lambda c: -len(c.victims),
-            earliest_start_of_top,
-        )
-        for f in score_funcs:
-            scored = [(f(by_node[n]), n) for n in remaining]
-            best = max(s for s, _ in scored)
-            remaining = [n for s, n in scored if s == best]
+        keys = {c.node: candidate_key(c) for c in candidates}
+        for i in range(len(CANDIDATE_CRITERIA)):
+            best = max(keys[n][i] for n in remaining)
+            remaining = [n for n in remaining if keys[n][i] == best]
             if len(remaining) == 1:
                 break
         details.tied = sorted(remaining)

@@ -38,9 +38,8 @@ from pysched.framework.whatif import (  # re-exported: report/explain.py and the
 )
 from pysched.model.labels import LabelSelector, Requirement
 from pysched.model.objects import HostPort, Node, Pod, Taint, Toleration, tolerates_taint
-from pysched.model.timeutil import NOW
 from pysched.plugins import interpodaffinity as ipa, podtopologyspread as pts
-from pysched.plugins.defaultpreemption import INT32_OFFSET, PreemptionDetails, start_time
+from pysched.plugins.defaultpreemption import CANDIDATE_CRITERIA, PreemptionDetails, candidate_key
 from pysched.plugins.noderesources.fit import fits_request
 from pysched.scheduler.simulation import Simulation, SimulationOptions
 from pysched.scheduler.trace import CycleTrace, Outcome
@@ -697,13 +696,7 @@ def smallest_eviction(pods: list[Pod], need: dict[str, int]) -> list[Pod] | None
 
 
 # ---------------------------------------------------------------------------------------------- preemption
-PREEMPTION_CRITERIA = (
-    "fewest PDB violations",
-    "lowest priority of the most important victim",
-    "smallest sum of victim priorities",
-    "fewest victims",
-    "latest start of the most important victims",
-)
+PREEMPTION_CRITERIA = CANDIDATE_CRITERIA  # the plugin's own list, in its order
 
 
 @dataclass(slots=True)
@@ -735,13 +728,7 @@ class PreemptionReasoning:
 
 def preemption_reasoning(details: PreemptionDetails) -> PreemptionReasoning:
     """Why the dry run chose its node: upstream's ordered criteria, compared with the best other candidate."""
-    def keys(c: Any) -> tuple:
-        top = c.victims[0].priority if c.victims else 0
-        times = [start_time(v) for v in c.victims if v.priority == top]
-        earliest = min(times) if times else NOW
-        return (-c.num_pdb_violations, -top, -sum(v.priority + INT32_OFFSET for v in c.victims),
-                -len(c.victims), earliest)
-
+    keys = candidate_key
     cands = []
     for c in details.candidates:
         top = c.victims[0].priority if c.victims else 0
