@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DEMO = str(ROOT / "fixtures" / "demo.yaml")
 ENV = {"COLUMNS": "80", "LINES": "40", "NO_COLOR": None, "FORCE_COLOR": None}
 COLOUR = {"FORCE_COLOR": "1", "TERM": "xterm-256color"}
+WIDE = {"COLUMNS": "1000"}  # no wrapping: one line per table row, for tests that read rows
 TRACEBACK = "Traceback (most recent call last)"
 ETL_MESSAGE = ("0/4 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 3 Insufficient cpu. "
                "no new claims to deallocate, preemption: 0/4 nodes are available: 4 Preemption is not helpful "
@@ -83,7 +84,7 @@ def test_table_golden_github() -> None:
 
 
 def test_table_shows_the_demo_decisions() -> None:
-    lines = ok("simulate", DEMO, "--max-rows", "0").splitlines()
+    lines = ok("simulate", DEMO, "--max-rows", "0", env=WIDE).splitlines()
 
     def row(pod: str) -> list[str]:
         return next(line.split(None, 5) for line in lines if line.split()[1:2] == [pod] and line.split()[0].isdigit()
@@ -108,7 +109,7 @@ def test_max_rows_truncates_with_a_hint() -> None:
 
 
 def test_rich_format_colour_and_no_color() -> None:
-    plain = ok("simulate", DEMO, "--format", "rich")
+    plain = ok("simulate", DEMO, "--format", "rich", env={"COLUMNS": "120"})
     assert "─" in plain and "█" in plain and "\x1b[" not in plain  # not a terminal: boxes, no colour
     coloured = ok("simulate", DEMO, "--format", "rich", env=COLOUR)
     assert "\x1b[" in coloured
@@ -232,3 +233,119 @@ def test_input_error_raised_during_the_run_exits_2(monkeypatch: pytest.MonkeyPat
     result = run("simulate", DEMO)
     assert result.exit_code == 2
     assert result.stderr == "error: x.yaml: Pod shop/x: spec.priority: a bad field\n"
+
+
+# ---------------------------------------------------------------------------------------------- issue 18
+@pytest.mark.parametrize("width", [80, 120], ids=["80-columns", "120-columns"])
+@pytest.mark.parametrize("fmt", ["plain", "rich"])
+def test_tables_fit_the_width(fmt: str, width: int) -> None:
+    """Goldens at 80 and 120 columns; every table line fits and no pod or node name is broken."""
+    text = ok("simulate", DEMO, "--format", fmt, "--trace", "--pod", "shop/etl-1", "--pod", "shop/checkout-1",
+              env={"COLUMNS": str(width)})
+    assert_golden(f"simulate_demo_{fmt}_{width}.txt", text)
+    free_lines = ("message:", "PreFilter", "FailedScheduling", "preemption")  # whole messages, never tables
+    for line in text.splitlines():
+        if not line.startswith(free_lines):
+            assert len(line.rstrip()) <= width, line
+    for name in ("shop/checkout-1", "shop/report-1", "node-1", "node-2", "node-3", "node-4", "eu-west-1a"):
+        assert name in text
+    for broken in ("shop/\n", "node-\n", "shop/etl-\n"):
+        assert broken not in text
+
+
+def test_short_headers_come_with_a_legend() -> None:
+    text = ok("simulate", DEMO, "--trace", "--pod", "shop/etl-1", env={"COLUMNS": "80"})
+    assert "TT = TaintToleration, NRF = NodeResourcesFit" in text
+    wide = ok("simulate", DEMO, "--trace", "--pod", "shop/etl-1", env=WIDE)
+    assert "TT = TaintToleration" not in wide and "TaintToleration" in wide
+
+
+@pytest.mark.parametrize(("kinds", "code", "said"), [
+    ([], 0, []),
+    (["unschedulable"], 4, ["fail-on: 2 pods ended without a node (2 unschedulable, 0 nominated but still pending)"]),
+    (["preemption"], 4, ["fail-on: 1 pod preempted 1 victim"]),
+    (["error"], 0, []),
+    (["error", "preemption", "preemption"], 4, ["fail-on: 1 pod preempted 1 victim"]),
+], ids=["none", "unschedulable", "preemption", "error-none-occurred", "repeated"])
+def test_fail_on(kinds: list[str], code: int, said: list[str]) -> None:
+    args = [a for k in kinds for a in ("--fail-on", k)]
+    result = run("simulate", DEMO, "-o", "json", *args)
+    assert result.exit_code == code, result.output
+    assert [line for line in result.stderr.splitlines() if line.startswith("fail-on")] == said
+    assert json.loads(result.stdout)["summary"]["counts"]["unschedulable"] == 2  # the output is still printed
+
+
+def test_fail_on_counts_only_the_printed_namespace() -> None:
+    assert run("simulate", DEMO, "-n", "ml", "--fail-on", "preemption").exit_code == 0
+    assert run("simulate", DEMO, "-n", "ml", "--fail-on", "unschedulable").exit_code == 4
+
+
+def test_json_summary_is_the_tables_data() -> None:
+    data = json.loads(ok("simulate", DEMO, "-o", "json"))["summary"]
+    assert data["counts"] == {"simulated": 7, "scheduled": 4, "unschedulable": 2, "gated": 1, "nominated": 0,
+                              "errors": 0, "preemptors": 1, "victims": 1, "not_simulated": 0, "ignored": 0,
+                              "cycles": 11, "passes": 2, "nodes": 4}
+    assert [(r["count"], r["pods"]) for r in data["reasons"]] == [(1, ["shop/etl-1"]), (1, ["ml/trainer-2"])]
+    assert data["reasons"][0]["message"] == ETL_MESSAGE
+    node1 = data["nodes"][0]
+    assert (node1["name"], node1["zone"], node1["cpu_milli"]) == (
+        "node-1", "eu-west-1a", {"requested": 4000, "allocatable": 4000, "fraction": 1.0})
+    assert [(z["name"], z["nodes"], z["cpu_milli"]["requested"]) for z in data["zones"]] == [
+        ("eu-west-1a", 2, 5000), ("eu-west-1b", 2, 5500)]
+    assert data["total"]["pods"] == {"requested": 6, "allocatable": 440, "fraction": 0.0136}
+    assert yaml.safe_load(ok("simulate", DEMO, "-o", "yaml"))["summary"] == data
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["-o", "xml"], "Invalid value for '-o' / '--output': 'xml' is not one of 'table', 'json', 'yaml'."),
+    (["--max-rows", "-1"], "Invalid value for '--max-rows': must be 0 or more"),
+    (["--seed", "x"], "Invalid value for '--seed': expected a whole number"),
+], ids=["choice", "range", "integer"])
+def test_usage_errors_in_our_words(args: list[str], said: str) -> None:
+    result = run("simulate", DEMO, *args)
+    assert result.exit_code == 2
+    assert said in result.output
+    assert "Value error" not in result.output and "Input should" not in result.output
+
+
+def test_help_has_meaningful_metavars() -> None:
+    for cmd in ("simulate", "explain", "diff", "plugins", "snapshot"):
+        text = ok(cmd, "--help")
+        assert "<list[" not in text and "range>" not in text and "<str>" not in text and "<int>" not in text, cmd
+    text = ok("simulate", "--help")
+    for expected in ("[SNAPSHOT]...", "-f, --filename FILE", "--config FILE", "--seed N", "--max-rows N",
+                     "--context NAME", "--pod NS/NAME", "--fail-on KIND"):
+        assert expected in text
+
+
+def test_namespace_not_in_the_input_is_a_warning() -> None:
+    result = run("simulate", DEMO, "-n", "nosuchns")
+    assert result.exit_code == 0
+    assert "warning: -n nosuchns: no namespace of that name and no pod in it in the input (namespaces: ml, shop)" \
+        in result.stderr
+    assert "warning: -n" not in run("simulate", DEMO, "-n", "ml").stderr
+
+
+def test_pod_without_trace_is_a_warning() -> None:
+    result = run("simulate", DEMO, "--pod", "shop/etl-1")
+    assert "warning: --pod only chooses which pods --trace traces: without --trace it has no effect" in result.stderr
+    assert "--pod only" not in run("simulate", DEMO, "--trace", "--pod", "shop/etl-1").stderr
+
+
+def test_one_pod_differs_is_singular() -> None:
+    from pysched.report.diff import metrics, side_of
+
+    result = Simulation(*_demo_inputs()).run()
+    side = side_of(result, "A", "default", [DEMO])
+    texts = {n: next(m for m in metrics(side, side, n) if m.name == "pods placed differently").verdict
+             for n in (1, 2)}
+    assert texts == {1: "1 pod differs", 2: "2 pods differ"}
+
+
+def _demo_inputs():
+    from pysched.framework.config import load_config
+    from pysched.plugins import in_tree_registry
+    from pysched.snapshot.loader import load_snapshot
+
+    registry = in_tree_registry()
+    return load_snapshot([DEMO]), load_config(None, registry), registry

@@ -105,7 +105,7 @@ def test_margin_budget_limits_the_traced_pods(monkeypatch: pytest.MonkeyPatch) -
     data = json.loads(ok("diff", "default", BINPACK, "-f", DEMO, "-o", "json"))
     web1, web2 = data["changed"]
     assert web1["a"]["margin"] == 56 and web2["a"]["margin_note"] == web2["b"]["margin_note"] == "not traced"
-    text = ok("diff", "default", BINPACK, "-f", DEMO)
+    text = ok("diff", "default", BINPACK, "-f", DEMO, env={"COLUMNS": "1000"})
     assert "not traced: on a large cluster the margins are computed for the first pods that differ only" in text
 
 

@@ -23,7 +23,7 @@ from pysched.scheduler.whatif import Explanation, explain_pod
 from pysched.snapshot.loader import load_snapshot
 from tests.conformance.harness import SCENARIOS, scenario_inputs
 from tests.golden import assert_golden
-from tests.test_cli import DEMO, ETL_MESSAGE, ROOT, ok, run
+from tests.test_cli import DEMO, ETL_MESSAGE, ROOT, WIDE, ok, run
 
 WHATIF = str(ROOT / "fixtures" / "whatif.yaml")
 
@@ -53,7 +53,7 @@ def test_explain_help_golden() -> None:
 
 
 def test_explain_etl_shows_the_exact_message_and_the_what_if() -> None:
-    text = run("explain", "shop/etl-1", "-f", DEMO).stdout
+    text = run("explain", "shop/etl-1", "-f", DEMO, env=WIDE).stdout
     assert f"FailedScheduling: {ETL_MESSAGE}" in text
     assert "verdict: unschedulable (after 2 cycles, pass 2)" in text
     assert "the pod requests 6 cpu, more than the node's allocatable 4" in text
@@ -61,7 +61,7 @@ def test_explain_etl_shows_the_exact_message_and_the_what_if() -> None:
 
 
 def test_explain_whatif_fixture_covers_each_node() -> None:
-    text = run("explain", "shop/api-1", "-f", WHATIF).stdout
+    text = run("explain", "shop/api-1", "-f", WHATIF, env=WIDE).stdout
     for expected in ("cordoned: uncordon it (kubectl uncordon node-a1)",
                      "port TCP/8080 is held by shop/legacy-1; evicting shop/legacy-1 (priority 0) would do",
                      "needs a toleration for dedicated=db:NoSchedule",
@@ -72,10 +72,10 @@ def test_explain_whatif_fixture_covers_each_node() -> None:
 
 
 def test_all_nodes_gives_one_row_per_node() -> None:
-    grouped = ok("explain", "shop/web-1", "-f", DEMO)
+    grouped = ok("explain", "shop/web-1", "-f", DEMO, env=WIDE)
     assert "Filter verdicts on 4 nodes (2 groups of nodes with the same verdicts)" in grouped
     assert "3  node-1, node-2, node-3  feasible" in grouped
-    every = ok("explain", "shop/web-1", "-f", DEMO, "--all-nodes")
+    every = ok("explain", "shop/web-1", "-f", DEMO, "--all-nodes", env=WIDE)
     assert "Filter verdicts on 4 nodes (one row per node)" in every
     matrix = every.split("(one row per node)")[1].split("passed on every node")[0]
     rows = [line.split() for line in matrix.splitlines() if line.strip().startswith("1  node-")]

@@ -207,7 +207,7 @@ def test_rich_report_content(demo: SimulationResult) -> None:
 
 
 def test_plain_report_has_no_boxes_and_no_trailing_blanks(demo: SimulationResult) -> None:
-    text = render_plain(demo)
+    text = render_plain(demo, width=1000)
     assert not set(text) & set("─│┃━┏┓└┘█░")
     assert all(line == line.rstrip() for line in text.splitlines())
     etl_row = next(line for line in text.splitlines() if line.split()[:2] == ["6", "shop/etl-1"])
@@ -238,7 +238,7 @@ def test_max_rows_truncates_every_long_table(demo: SimulationResult) -> None:
 
 def test_document_has_summary_histogram_nodes_pods_in_order(demo: SimulationResult) -> None:
     titles = [b.title for b in doc.build_document(simulate()) if isinstance(b, doc.Table)]
-    assert [t.split(" ")[0] for t in titles] == ["Summary:", "Unschedulable", "Node", "Pods"]
+    assert [t.split(" ")[0] for t in titles] == ["Summary:", "Unschedulable", "Node", "Zone", "Pods"]
     assert not [b for b in doc.build_document(simulate()) if isinstance(b, doc.Heading)]  # no trace asked
 
 

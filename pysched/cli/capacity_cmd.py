@@ -12,6 +12,7 @@ from pysched.cli.common import (
     TableFormat,
     TieBreak,
     build_registry,
+    effective_config,
     guarded,
     load_inputs,
     load_scheduler_config,
@@ -100,6 +101,8 @@ def register(app: typer.Typer) -> None:
         ] = DEFAULT_MAX_BYTES,
         plugin_dir: PluginDirOption = None,
         quiet: Annotated[bool, typer.Option("-q", "--quiet", help="No warnings on stderr.")] = False,
+        report: Annotated[str | None, typer.Option(
+            "--report", metavar="FILE", help="Also write the report as one self-contained HTML file.")] = None,
         debug: Annotated[bool, typer.Option("--debug", help="Tracebacks for errors.")] = False,
     ) -> None:
         """How many more copies of a pod fit (and what stops the next one), or how many nodes of a shape
@@ -116,23 +119,30 @@ def register(app: typer.Typer) -> None:
                 if parse_time(now) is None:
                     raise InputError(f"--now must be an RFC 3339 time such as 2025-03-01T08:00:00Z, got {now!r}")
             registry = build_registry(plugin_dir)
-            cfg = load_scheduler_config(config, registry)
+            if config:
+                load_scheduler_config(config, registry)  # a bad --config is reported before any input is read
             templates = load_templates(list(pod or []), max_file_size)
             node_raw = read_single_object(node_template, "a --node-template file", max_file_size) \
                 if node_template else None
             cluster = load_inputs(snapshot, filename, kubeconfig=kubeconfig, context=context, quiet=quiet,
                                   strict=strict, max_file_size=max_file_size)
             warn([w for w in cluster.warnings if not w.startswith("nothing to do")], quiet)
+            cfg = effective_config(config, registry, cluster, quiet)
             opts = CapacityOptions(mode=mode.value, max_copies=max_copies, allow_preemption=allow_preemption,
                                    tie_break=tie_break.value, seed=seed, node_template=node_raw,
                                    node_template_source=node_template or "", replicas=replicas,
                                    max_nodes=max_nodes, now=now)
             answer = run_capacity(cluster, templates, cfg, registry, opts)
             warn([w for w in answer.warnings if w not in cluster.warnings], quiet)
+            from pysched.report.capacity import build_capacity_document
+            blocks = build_capacity_document(answer, max_rows)
             if output == Output.table:
-                from pysched.report.capacity import build_capacity_document
-                print_blocks(build_capacity_document(answer, max_rows), table_format, no_color)
+                print_blocks(blocks, table_format, no_color)
             else:
                 write_data(answer.to_dict(), output)
+            if report:
+                from pysched.report.html import capacity_charts, render_document_report, write_report
+                write_report(report, render_document_report("pysched capacity", blocks, capacity_charts(answer),
+                                                            sources=list(snapshot or []) + list(filename or [])))
 
         guarded(run, debug)

@@ -14,6 +14,7 @@ from pysched.errors import InputError, PyschedError
 from pysched.framework.config import SchedulerConfig, load_config
 from pysched.framework.registry import Registry
 from pysched.plugins import in_tree_registry
+from pysched.report.summary import Summary
 from pysched.snapshot.cluster import Cluster
 from pysched.snapshot.loader import DEFAULT_MAX_BYTES, load_snapshot
 
@@ -31,13 +32,46 @@ class TableFormat(StrEnum):
     github = "github"
 
 
+class FailOn(StrEnum):
+    unschedulable = "unschedulable"
+    preemption = "preemption"
+    error = "error"
+
+
 class TieBreak(StrEnum):
     name = "name"
     random = "random"
 
 
 T = TypeVar("T")
-EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_UNSCHEDULABLE = 0, 1, 2, 3
+EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_UNSCHEDULABLE, EXIT_FAIL_ON = 0, 1, 2, 3, 4
+
+
+def _n(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n} {word if n == 1 else plural or word + 's'}"
+
+
+def fail_on_findings(kinds: list[FailOn] | None, counts: Summary) -> list[str]:
+    """What ``--fail-on`` found, one line per kind that occurred."""
+    found = []
+    for kind in dict.fromkeys(kinds or []):
+        if kind == FailOn.unschedulable and counts.unschedulable + counts.nominated:
+            n = counts.unschedulable + counts.nominated
+            found.append(f"{_n(n, 'pod')} ended without a node ({counts.unschedulable} unschedulable, "
+                         f"{counts.nominated} nominated but still pending)")
+        elif kind == FailOn.preemption and counts.preemptors:
+            found.append(f"{_n(counts.preemptors, 'pod')} preempted {_n(counts.victims, 'victim')}")
+        elif kind == FailOn.error and counts.errors:
+            found.append(f"{_n(counts.errors, 'pod')} ended in an error")
+    return found
+
+
+def check_fail_on(kinds: list[FailOn] | None, counts: Summary, quiet: bool = False) -> int:
+    """``EXIT_FAIL_ON`` (with the findings on stderr, even with -q) when a ``--fail-on`` kind occurred, else 0."""
+    found = fail_on_findings(kinds, counts)
+    for line in found:
+        print(f"fail-on: {line}", file=sys.stderr)
+    return EXIT_FAIL_ON if found else EXIT_OK
 
 
 def guarded(fn: Callable[[], T], debug: bool) -> T:
@@ -89,6 +123,18 @@ def config_name(path: str | None) -> str:
 def load_scheduler_config(path: str | None, registry: Registry) -> SchedulerConfig:
     name = config_name(path)
     return load_config(None if name == "default" else name, registry)
+
+
+def effective_config(path: str | None, registry: Registry, cluster: Cluster, quiet: bool = False) -> SchedulerConfig:
+    """``--config`` when given, else the configuration a kube-scheduler-simulator export carries (what in it
+    v1.34 would refuse was dropped, with a warning each), else the v1 defaults."""
+    if path not in (None, "") or cluster.embedded_config is None:
+        return load_scheduler_config(path, registry)
+    from pysched.framework.config import build_config
+
+    warn([*cluster.embedded_config_warnings,
+          f"using the scheduler configuration of {cluster.embedded_config_source} (--config overrides it)"], quiet)
+    return build_config(cluster.embedded_config, registry, source=cluster.embedded_config_source)
 
 
 def warn(lines: list[str], quiet: bool = False) -> None:

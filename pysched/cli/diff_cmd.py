@@ -54,7 +54,7 @@ def register(app: typer.Typer) -> None:
             "KubeSchedulerConfiguration of side B; not given with --snapshot-b."))] = None,
         filename: FilenameOption = None,
         snapshot_b: Annotated[list[str] | None, typer.Option(
-            "--snapshot-b", help="Compare this snapshot (side B) with -f (side A) under one config "
+            "--snapshot-b", metavar="FILE", help="Compare this snapshot (side B) with -f (side A) under one config "
                                  "(repeatable).")] = None,
         kubeconfig: KubeconfigOption = None,
         context: ContextOption = None,
@@ -66,9 +66,11 @@ def register(app: typer.Typer) -> None:
         table_format: TableFormatOption = TableFormat.auto,
         no_color: NoColorOption = False,
         max_rows: Annotated[int, typer.Option(
-            "--max-rows", min=0, help="Rows per table of -o table (pods, nodes); 0: all.")] = 50,
+            "--max-rows", metavar="N", min=0, help="Rows per table of -o table (pods, nodes); 0: all.")] = 50,
         quiet: QuietOption = False,
         plugin_dir: PluginDirOption = None,
+        report: Annotated[str | None, typer.Option(
+            "--report", metavar="FILE", help="Also write the report as one self-contained HTML file.")] = None,
         debug: DebugOption = False,
     ) -> None:
         """Compare two simulations: pods placed differently (with the score margin that decided them),
@@ -102,8 +104,13 @@ def register(app: typer.Typer) -> None:
             ra, rb = simulate_pair(cluster_a, cfg_a, cluster_b, cfg_b, registry, tie_break.value, seed,
                                    quiet=quiet)
             view = build_diff(ra, rb, config_a=names[0], config_b=names[1], snapshot_a=snap_a, snapshot_b=snap_b)
-            emit(output, lambda: diff_data(view), lambda: build_diff_document(view, max_rows=max_rows),
-                 table_format, no_color)
+            blocks = build_diff_document(view, max_rows=max_rows)
+            emit(output, lambda: diff_data(view), lambda: blocks, table_format, no_color)
+            if report:
+                from pysched.report.html import diff_charts, render_document_report, write_report
+                write_report(report, render_document_report(
+                    f"pysched diff: A = {names[0]}, B = {names[1]}", blocks, diff_charts(view),
+                    sources=sorted(set(snap_a) | set(snap_b))))
 
         guarded(run, debug)
 

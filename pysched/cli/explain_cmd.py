@@ -13,6 +13,7 @@ from pysched.cli.common import (
     TableFormat,
     TieBreak,
     build_registry,
+    effective_config,
     guarded,
     load_inputs,
     load_scheduler_config,
@@ -117,7 +118,7 @@ def register(app: typer.Typer) -> None:
     def explain(
         pod: Annotated[str, typer.Argument(metavar="POD", help="The pod: name, namespace/name, or name with -n.")],
         filename: FilenameOption = None,
-        namespace: Annotated[str | None, typer.Option("-n", "--namespace", help="The pod's namespace.")] = None,
+        namespace: Annotated[str | None, typer.Option("-n", "--namespace", metavar="NAMESPACE", help="The pod's namespace.")] = None,
         kubeconfig: KubeconfigOption = None,
         context: ContextOption = None,
         strict: StrictOption = False,
@@ -132,9 +133,11 @@ def register(app: typer.Typer) -> None:
         table_format: TableFormatOption = TableFormat.auto,
         no_color: NoColorOption = False,
         max_rows: Annotated[int, typer.Option(
-            "--max-rows", min=0, help="Rows per table of -o table (node groups, scores, candidates); 0: all.")] = 50,
+            "--max-rows", metavar="N", min=0, help="Rows per table of -o table (node groups, scores, candidates); 0: all.")] = 50,
         quiet: QuietOption = False,
         plugin_dir: PluginDirOption = None,
+        report: Annotated[str | None, typer.Option(
+            "--report", metavar="FILE", help="Also write the report as one self-contained HTML file.")] = None,
         debug: DebugOption = False,
     ) -> None:
         """Explain one pod: every cycle's verdict, filters, scores, preemption, and what would make it fit.
@@ -148,17 +151,23 @@ def register(app: typer.Typer) -> None:
             from pysched.scheduler.whatif import explain_pod
 
             registry = build_registry(plugin_dir)
-            cfg = load_scheduler_config(config, registry)
+            if config:
+                load_scheduler_config(config, registry)  # a bad --config is reported before any input is read
             cluster = load_inputs(None, filename, kubeconfig=kubeconfig, context=context, quiet=quiet,
                                   strict=strict, max_file_size=max_file_size)
             warn(cluster.warnings, quiet)
+            cfg = effective_config(config, registry, cluster, quiet)
             target = resolve_pod(cluster, pod, namespace)
             check_pending(target, {p.scheduler_name for p in cfg.profiles})
             opts = SimulationOptions(tie_break=tie_break.value, seed=seed)
             with progress_bar(quiet) as progress:
                 e = explain_pod(cluster, cfg, registry, target.key, opts, progress)
-            emit(output, lambda: explain_data(e),
-                 lambda: build_explain_document(e, all_nodes=all_nodes, max_rows=max_rows), table_format, no_color)
+            blocks = build_explain_document(e, all_nodes=all_nodes, max_rows=max_rows)
+            emit(output, lambda: explain_data(e), lambda: blocks, table_format, no_color)
+            if report:
+                from pysched.report.html import render_document_report, write_report
+                write_report(report, render_document_report(f"pysched explain {target.key}", blocks,
+                                                            sources=list(filename or [])))
             last = e.cycles[-1] if e.cycles else None
             return 0 if last is not None and last.outcome is Outcome.SCHEDULED else EXIT_UNSCHEDULABLE
 

@@ -72,14 +72,14 @@ def register(app: typer.Typer) -> None:
 
     @app.command("snapshot")
     def snapshot(
-        output: Annotated[str, typer.Option("-o", "--output", help="File to write ('-' for stdout; a .gz name "
+        output: Annotated[str, typer.Option("-o", "--output", metavar="FILE", help="File to write ('-' for stdout; a .gz name "
                                                                     "is gzip-compressed).")],
         fmt: Annotated[SnapshotFormat | None, typer.Option(
             "--format", help="yaml or json (default: json for a .json name, else yaml).")] = None,
         redact: Annotated[bool, typer.Option(
             "--redact", help="Replace env values, annotations and imagePullSecrets by placeholders.")] = False,
-        kubeconfig: Annotated[str | None, typer.Option("--kubeconfig", help=KUBECONFIG_HELP)] = None,
-        context: Annotated[str | None, typer.Option("--context", help=CONTEXT_HELP)] = None,
+        kubeconfig: Annotated[str | None, typer.Option("--kubeconfig", metavar="FILE", help=KUBECONFIG_HELP)] = None,
+        context: Annotated[str | None, typer.Option("--context", metavar="NAME", help=CONTEXT_HELP)] = None,
         quiet: Annotated[bool, typer.Option("-q", "--quiet", help="No warnings or summary on stderr.")] = False,
         debug: Annotated[bool, typer.Option("--debug", help="Tracebacks for errors.")] = False,
     ) -> None:

@@ -20,20 +20,20 @@ PLUGIN_DIR_HELP = ("A folder of out-of-tree plugin modules (repeatable); the che
                    "installed 'pysched.plugins' entry points are always loaded.")
 
 # snapshot sources
-FilenameOption = Annotated[list[str] | None, typer.Option("-f", "--filename", help=FILENAME_HELP)]
-KubeconfigOption = Annotated[str | None, typer.Option("--kubeconfig", help=KUBECONFIG_HELP)]
-ContextOption = Annotated[str | None, typer.Option("--context", help=CONTEXT_HELP)]
+FilenameOption = Annotated[list[str] | None, typer.Option("-f", "--filename", metavar="FILE", help=FILENAME_HELP)]
+KubeconfigOption = Annotated[str | None, typer.Option("--kubeconfig", metavar="FILE", help=KUBECONFIG_HELP)]
+ContextOption = Annotated[str | None, typer.Option("--context", metavar="NAME", help=CONTEXT_HELP)]
 StrictOption = Annotated[bool, typer.Option(
     "--strict", help="Unknown fields and invalid label values in Pods and Nodes are errors, not warnings.")]
 MaxFileSizeOption = Annotated[int, typer.Option(
-    "--max-file-size", min=1, help="Refuse snapshot files (after decompression) larger than this many bytes.")]
+    "--max-file-size", metavar="BYTES", min=1, help="Refuse snapshot files (after decompression) larger than this many bytes.")]
 DEFAULT_MAX_FILE_SIZE = DEFAULT_MAX_BYTES
 
 # the scheduler
-ConfigOption = Annotated[str | None, typer.Option("--config", help="KubeSchedulerConfiguration file.")]
+ConfigOption = Annotated[str | None, typer.Option("--config", metavar="FILE", help="KubeSchedulerConfiguration file.")]
 PluginDirOption = Annotated[list[str] | None, typer.Option("--plugin-dir", metavar="DIR", help=PLUGIN_DIR_HELP)]
 TieBreakOption = Annotated[TieBreak, typer.Option("--tie-break", help="Host tie-break.")]
-SeedOption = Annotated[int, typer.Option("--seed", help="Seed for --tie-break random.")]
+SeedOption = Annotated[int, typer.Option("--seed", metavar="N", help="Seed for --tie-break random.")]
 
 # output
 OutputOption = Annotated[Output, typer.Option("-o", "--output", help="Output format.")]

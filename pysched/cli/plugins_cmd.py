@@ -66,10 +66,10 @@ def _table(rows: list[dict[str, Any]], profile: str, config: str) -> str:
 def plugins_command(
     plugin_dir: PluginDirOption = None,
     config: Annotated[str | None, typer.Option(
-        "--config", help="KubeSchedulerConfiguration whose weights and enabled points to show "
+        "--config", metavar="FILE", help="KubeSchedulerConfiguration whose weights and enabled points to show "
                          "(default: the v1 defaults).")] = None,
     profile: Annotated[str | None, typer.Option(
-        "--profile", help="The profile (schedulerName) to show; default: the first.")] = None,
+        "--profile", metavar="NAME", help="The profile (schedulerName) to show; default: the first.")] = None,
     output: Annotated[Output, typer.Option("-o", "--output", help="Output format.")] = Output.table,
     debug: Annotated[bool, typer.Option("--debug", help="Tracebacks for errors.")] = False,
 ) -> None:

@@ -80,6 +80,8 @@ class SchedulerConfig:
     parallelism: int = 16
     extenders: list[dict] = field(default_factory=list)
     source: str = "default"
+    # the defaulted options the simulation does not act on, for ``pysched config show``
+    options: dict[str, Any] = field(default_factory=dict)
 
     def profile(self, scheduler_name: str) -> ProfileConfig | None:
         for p in self.profiles:
@@ -746,7 +748,17 @@ def build_config(raw: Mapping[str, Any] | None, registry: Registry, source: str 
     decoded = _validate(cfg, registry)
     profiles = [_ProfileBuilder(prof, registry, dec).build() for prof, dec in zip(cfg.profiles, decoded, strict=True)]
     _check_profile_map(profiles, cfg.profiles)
-    return SchedulerConfig(profiles, cfg.percentage, cfg.parallelism, cfg.extenders, source)
+    return SchedulerConfig(profiles, cfg.percentage, cfg.parallelism, cfg.extenders, source, _options(cfg))
+
+
+def _options(cfg: _Raw) -> dict[str, Any]:
+    le = cfg.leader
+    return {"podInitialBackoffSeconds": cfg.initial_backoff, "podMaxBackoffSeconds": cfg.max_backoff,
+            "leaderElection": {"leaderElect": le.leader_elect, "leaseDuration": pa.format_go_duration(le.lease_ns),
+                               "renewDeadline": pa.format_go_duration(le.renew_ns),
+                               "retryPeriod": pa.format_go_duration(le.retry_ns), "resourceLock": le.resource_lock,
+                               "resourceName": le.resource_name, "resourceNamespace": le.resource_namespace},
+            "clientConnectionBurst": cfg.burst}
 
 
 class _StrictLoader(yaml.SafeLoader):

@@ -237,7 +237,7 @@ def _spread_metric(name: str, what: str, a: Spread | None, b: Spread | None) -> 
 def metrics(a: Side, b: Side, changed: int) -> list[Metric]:
     ca, cb = a.counts(), b.counts()
     out = [
-        Metric("pods placed differently", "", "", f"{_plural(changed, 'pod')} differ" if changed else "none",
+        Metric("pods placed differently", "", "", (f"{_plural(changed, 'pod')} " + ("differs" if changed == 1 else "differ")) if changed else "none",
                bool(changed)),
         _count_metric("scheduled", ca["scheduled"], cb["scheduled"], "schedules {n} more", "schedules {n} fewer"),
         _count_metric("unschedulable", ca["unschedulable"], cb["unschedulable"], "leaves {n} more unschedulable",
@@ -331,7 +331,7 @@ def build_diff_document(v: DiffView, *, max_rows: int = DEFAULT_MAX_ROWS) -> lis
         if hidden:
             notes.append(_more(hidden, "pods"))
         blocks.append(Table(f"Pods whose outcome or node differs ({len(v.changed)})",
-                            [Column("pod"), Column("A", wrap=False), Column("B", wrap=False),
+                            [Column("pod", key=True), Column("A", wrap=False), Column("B", wrap=False),
                              Column("A margin"), Column("B margin")], rows, notes))
     else:
         blocks.append(Text("every pod has the same outcome and node under A and B", OK))
@@ -350,10 +350,10 @@ _FMT: dict[str, Callable[[int], str]] = {"cpu": sm.fmt_cpu, "memory": sm.fmt_byt
 def _usage_table(title: str, what: str, a: dict[str, Usage], b: dict[str, Usage], max_rows: int) -> Table:
     names = sorted(set(a) | set(b))
     shown, hidden = _limit(names, max_rows)
-    columns = [Column(what, wrap=False)]
+    columns = [Column(what, key=True)]
     for m in METRICS:
         header = "cpu (cores)" if m == "cpu" else m
-        columns += [Column(f"{header} A", wrap=False), Column(f"{header} B", wrap=False)]
+        columns += [Column(f"{header} A"), Column(f"{header} B")]
     columns.append(Column("", wrap=False))
     rows = []
     for n in shown:

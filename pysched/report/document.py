@@ -7,6 +7,7 @@ renderer maps to colours and the plain renderers ignore.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -36,7 +37,9 @@ class Cell:
 class Column:
     header: str
     justify: str = "left"  # left | right
-    wrap: bool = True  # rich: wrap long text (else the column keeps its width and folds)
+    wrap: bool = True  # wrap long text at spaces (else the column keeps its width)
+    key: bool = False  # names (pods, nodes): never broken, never abbreviated
+    short: str = ""  # the header when the full one does not fit (a legend under the table says what it means)
 
 
 @dataclass(slots=True)
@@ -75,6 +78,16 @@ def _limit(items: list, max_rows: int) -> tuple[list, int]:
 
 def _plural(n: int, word: str, plural: str | None = None) -> str:
     return f"{n} {word if n == 1 else plural or word + 's'}"
+
+
+_CAPS = re.compile(r"[A-Z][a-z0-9]*")
+
+
+def abbreviate(name: str) -> str:
+    """A plugin name by its initials (``NodeResourcesFit`` -> ``NRF``): the short header of a plugin column
+    where the full names do not fit; names with fewer than two capitals stay as they are."""
+    words = _CAPS.findall(name)
+    return "".join(w[0] for w in words) if len(words) >= 2 else name
 
 
 # ---------------------------------------------------------------------------------------------- sections
@@ -117,11 +130,11 @@ def _usage_cell(used: int, total: int, fmt: Callable[[int], str]) -> Cell:
     return Cell(text, style, frac)
 
 
-def nodes_block(nodes: list[sm.NodeUsage], max_rows: int) -> Table:
+def nodes_block(nodes: list[sm.NodeUsage], max_rows: int, *, what: str = "node",
+                title: str = "Node utilisation after the simulation (requested/allocatable)") -> Table:
     scalars = sorted({k for u in nodes for k in u.scalar})
-    columns = [Column("node"), Column("pods", wrap=False), Column("cpu (cores)", wrap=False),
-               Column("memory", wrap=False)]
-    columns += [Column(k, wrap=False) for k in scalars]
+    columns = [Column(what, key=True), Column("pods"), Column("cpu (cores)"), Column("memory")]
+    columns += [Column(k) for k in scalars]
 
     def row(u: sm.NodeUsage, style: str = "") -> list[Cell]:
         cells = [Cell(u.name, style), _usage_cell(u.pods, u.pods_allocatable, str),
@@ -135,9 +148,14 @@ def nodes_block(nodes: list[sm.NodeUsage], max_rows: int) -> Table:
     shown, hidden = _limit(nodes, max_rows)
     rows = [row(u) for u in shown]
     if len(nodes) > 1:
-        rows.append(row(sm.total_usage(nodes), STRONG))
-    notes = [_more(hidden, "nodes")] if hidden else []
-    return Table("Node utilisation after the simulation (requested/allocatable)", columns, rows, notes)
+        rows.append(row(sm.total_usage(nodes, f"total ({_plural(len(nodes), what)})"), STRONG))
+    notes = [_more(hidden, what + "s")] if hidden else []
+    return Table(title, columns, rows, notes)
+
+
+def zones_block(zones: list[sm.NodeUsage], max_rows: int) -> Table:
+    return nodes_block(zones, max_rows, what="zone",
+                       title="Zone utilisation after the simulation (requested/allocatable)")
 
 
 def _pod_detail(r: sm.PodRow) -> str:
@@ -163,8 +181,8 @@ def pods_block(rows: list[sm.PodRow], max_rows: int) -> Table:
                       Cell(_pod_detail(r))])
     notes = [_more(hidden, "pods")] if hidden else []
     return Table("Pods (queue order): outcome of each pod's last cycle",
-                 [Column("#", "right", wrap=False), Column("pod"), Column("priority", "right", wrap=False),
-                  Column("outcome", wrap=False), Column("node", wrap=False),
+                 [Column("#", "right", wrap=False), Column("pod", key=True), Column("priority", "right", wrap=False, short="prio"),
+                  Column("outcome", wrap=False), Column("node", key=True),
                   Column("preemption / reason")], cells, notes)
 
 
@@ -257,8 +275,8 @@ def filter_block(fm: sm.FilterMatrix, max_rows: int) -> Table:
         notes.append(f"skipped (PreFilter returned Skip): {', '.join(fm.skipped)}")
     if hidden:
         notes.append(_more(hidden, "node groups"))
-    columns = [Column("#", "right", wrap=False), Column("nodes"), Column("result", wrap=False)]
-    columns += [Column(p) for p in fm.plugins]
+    columns = [Column("#", "right", wrap=False), Column("nodes"), Column("result")]
+    columns += [Column(p, short=abbreviate(p)) for p in fm.plugins]
     title = (f"Filter verdicts on {_plural(fm.nodes, 'node')} "
              f"({_plural(len(fm.groups), 'group')} of nodes with the same verdicts)")
     return Table(title, columns, rows, notes)
@@ -273,8 +291,8 @@ def score_block(st: sm.ScoreTable, max_rows: int) -> Table:
         cells += [Cell(str(r.plugins[p]) if p in r.plugins else "-") for p in st.plugins]
         cells += [Cell(str(r.total), STRONG if r.selected else ""), Cell("selected" if r.selected else "", style)]
         rows.append(cells)
-    columns = [Column("rank", "right", wrap=False), Column("node", wrap=False)]
-    columns += [Column(p, "right") for p in st.plugins]
+    columns = [Column("rank", "right", wrap=False), Column("node", key=True)]
+    columns += [Column(p, "right", short=abbreviate(p)) for p in st.plugins]
     columns += [Column("total", "right", wrap=False), Column("", wrap=False)]
     notes = [_more(hidden, "nodes")] if hidden else []
     return Table(f"Scores on {_plural(len(st.rows), 'feasible node')} (weighted, normalized)", columns, rows,
@@ -293,8 +311,9 @@ def preemption_block(pv: sm.PreemptionView, max_rows: int) -> Table:
         notes.append(_more(hidden, "candidates"))
     title = (f"Preemption dry run on {_plural(pv.potential_nodes, 'node')} (those that rejected the pod as "
              f"Unschedulable): {_plural(len(pv.candidates), 'candidate')}")
-    return Table(title, [Column("node", wrap=False), Column("victims", "right", wrap=False), Column("pods"),
-                         Column("PDB violations", "right", wrap=False), Column("", wrap=False)], rows, notes)
+    return Table(title, [Column("node", key=True), Column("victims", "right", wrap=False), Column("pods"),
+                         Column("PDB violations", "right"), Column("", wrap=False)],
+                 rows, notes)
 
 
 def trace_blocks(result: SimulationResult, max_rows: int) -> list[Block]:
@@ -313,17 +332,19 @@ def trace_blocks(result: SimulationResult, max_rows: int) -> list[Block]:
 
 
 # ---------------------------------------------------------------------------------------------- the report
-def build_document(result: SimulationResult, max_rows: int = DEFAULT_MAX_ROWS) -> list[Block]:
-    rows = sm.pod_rows(result)
-    blocks: list[Block] = [summary_block(sm.summarize(result, rows))]
-    reasons = sm.reason_histogram(rows)
-    if reasons:
-        blocks.append(reasons_block(reasons, max_rows))
-    nodes = sm.node_usage(result)
-    if nodes:
-        blocks.append(nodes_block(nodes, max_rows))
-    if rows:
-        blocks.append(pods_block(rows, max_rows))
+def build_document(result: SimulationResult, max_rows: int = DEFAULT_MAX_ROWS,
+                   data: sm.ReportData | None = None) -> list[Block]:
+    """The report of ``result``; ``data`` is its summary when the caller already computed it."""
+    data = sm.report_data(result) if data is None else data
+    blocks: list[Block] = [summary_block(data.counts)]
+    if data.reasons:
+        blocks.append(reasons_block(data.reasons, max_rows))
+    if data.nodes:
+        blocks.append(nodes_block(data.nodes, max_rows))
+    if len(data.zones) > 1:
+        blocks.append(zones_block(data.zones, max_rows))
+    if data.rows:
+        blocks.append(pods_block(data.rows, max_rows))
     else:
         blocks.append(Text("no pending pods"))
     blocks.extend(trace_blocks(result, max_rows))

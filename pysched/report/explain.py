@@ -387,9 +387,9 @@ def preemption_blocks(pr: PreemptionReasoning, max_rows: int) -> list[Block]:
         notes.append(_more(hidden, "candidates"))
     title = (f"Preemption dry run on {_plural(pr.potential_nodes, 'node')} (those that rejected the pod as "
              f"Unschedulable): {_plural(len(pr.candidates), 'candidate')}")
-    table = Table(title, [Column("node", wrap=False), Column("victims", "right", wrap=False),
-                          Column("pods (priority)"), Column("top victim priority", "right", wrap=False),
-                          Column("PDB violations", "right", wrap=False), Column("", wrap=False)], rows, notes)
+    table = Table(title, [Column("node", key=True), Column("victims", "right", wrap=False),
+                          Column("pods (priority)"), Column("top victim priority", "right"),
+                          Column("PDB violations", "right"), Column("", wrap=False)], rows, notes)
     if pr.runner_up is None:
         why = f"chosen: {pr.chosen}, {pr.decided_by}"
     elif pr.decided_by.startswith("tie"):
@@ -438,6 +438,6 @@ def suggestions_table(suggestions: list[NodeSuggestion], max_rows: int) -> Table
         rows.append([Cell(""), Cell(""), Cell(after, after_style), Cell("")])
     title = (f"The {_plural(len(suggestions), 'node')} with the fewest failing filters: the smallest change per "
              "filter, each checked by running PreFilter and Filter again on a modified copy")
-    return Table(title, [Column("node", wrap=False), Column("filter", wrap=False), Column("what would make it fit"),
+    return Table(title, [Column("node", key=True), Column("filter", wrap=False), Column("what would make it fit"),
                          Column("check")], rows)
 

@@ -144,6 +144,29 @@ class NodeUsage:
     memory: int
     memory_allocatable: int
     scalar: dict[str, tuple[int, int]] = field(default_factory=dict)  # name -> (requested, allocatable)
+    zone: str = ""  # topology.kubernetes.io/zone (or the beta label); for a zone row: its name
+    nodes: int = 1  # nodes counted in this row (a zone or a total)
+
+    def to_dict(self) -> dict:
+        """Requested, allocatable and their fraction (4 decimals) per resource."""
+        def one(used: int, total: int) -> dict:
+            frac = fraction(used, total)
+            return {"requested": used, "allocatable": total, "fraction": None if frac is None else round(frac, 4)}
+
+        d: dict = {"name": self.name, "pods": one(self.pods, self.pods_allocatable),
+                   "cpu_milli": one(self.milli_cpu, self.milli_cpu_allocatable),
+                   "memory": one(self.memory, self.memory_allocatable)}
+        if self.scalar:
+            d["scalar"] = {k: one(r, a) for k, (r, a) in self.scalar.items()}
+        return d
+
+
+ZONE_LABEL, BETA_ZONE_LABEL = "topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone"
+NO_ZONE = "(none)"
+
+
+def node_zone(labels: dict[str, str]) -> str:
+    return labels.get(ZONE_LABEL) or labels.get(BETA_ZONE_LABEL) or ""
 
 
 def node_usage(result: SimulationResult) -> list[NodeUsage]:
@@ -155,13 +178,13 @@ def node_usage(result: SimulationResult) -> list[NodeUsage]:
                   for k in sorted(set(req.scalar) | set(alloc.scalar))
                   if req.scalar.get(k, 0) or alloc.scalar.get(k, 0)}
         out.append(NodeUsage(ni.name, len(ni.pods), alloc.allowed_pod_number, req.milli_cpu, alloc.milli_cpu,
-                             req.memory, alloc.memory, scalar))
+                             req.memory, alloc.memory, scalar, node_zone(ni.node.labels)))
     out.sort(key=lambda u: u.name)
     return out
 
 
-def total_usage(nodes: list[NodeUsage]) -> NodeUsage:
-    t = NodeUsage(f"total ({len(nodes)} nodes)", 0, 0, 0, 0, 0, 0)
+def total_usage(nodes: list[NodeUsage], name: str | None = None) -> NodeUsage:
+    t = NodeUsage(f"total ({len(nodes)} nodes)" if name is None else name, 0, 0, 0, 0, 0, 0, nodes=len(nodes))
     for u in nodes:
         t.pods += u.pods
         t.pods_allocatable += u.pods_allocatable
@@ -174,6 +197,51 @@ def total_usage(nodes: list[NodeUsage]) -> NodeUsage:
             t.scalar[k] = (r0 + r, a0 + a)
     t.scalar = dict(sorted(t.scalar.items()))
     return t
+
+
+def zone_usage(nodes: list[NodeUsage]) -> list[NodeUsage]:
+    """Requested vs allocatable summed per zone, by zone name; nodes without a zone label under ``(none)``."""
+    by_zone: dict[str, list[NodeUsage]] = {}
+    for u in nodes:
+        by_zone.setdefault(u.zone or NO_ZONE, []).append(u)
+    out = []
+    for z in sorted(by_zone):
+        t = total_usage(by_zone[z], z)
+        t.zone = z
+        out.append(t)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- one report
+@dataclass(slots=True)
+class ReportData:
+    """Everything the table, JSON/YAML and HTML renderers show about one simulation, computed once."""
+
+    rows: list[PodRow]
+    counts: Summary
+    reasons: list[ReasonCount]
+    nodes: list[NodeUsage]
+    zones: list[NodeUsage]
+
+    def to_dict(self) -> dict:
+        """The ``summary`` of ``simulate -o json|yaml``."""
+        c = self.counts
+        return {
+            "counts": {"simulated": c.simulated, "scheduled": c.scheduled, "unschedulable": c.unschedulable,
+                       "gated": c.gated, "nominated": c.nominated, "errors": c.errors,
+                       "preemptors": c.preemptors, "victims": c.victims, "not_simulated": c.not_simulated,
+                       "ignored": c.ignored, "cycles": c.cycles, "passes": c.passes, "nodes": c.nodes},
+            "reasons": [{"message": r.message, "count": r.count, "pods": list(r.pods)} for r in self.reasons],
+            "nodes": [dict(u.to_dict(), zone=u.zone or NO_ZONE) for u in self.nodes],
+            "zones": [dict(u.to_dict(), nodes=u.nodes) for u in self.zones],
+            "total": dict(total_usage(self.nodes, "total").to_dict(), nodes=len(self.nodes)),
+        }
+
+
+def report_data(result: SimulationResult) -> ReportData:
+    rows = pod_rows(result)
+    nodes = node_usage(result)
+    return ReportData(rows, summarize(result, rows), reason_histogram(rows), nodes, zone_usage(nodes))
 
 
 # ---------------------------------------------------------------------------------------------- trace views

@@ -26,6 +26,7 @@ from pysched.report.document import (
     Text,
     build_document,
 )
+from pysched.report.layout import lay_out
 from pysched.scheduler.simulation import SimulationResult
 
 STYLES = {OK: "green", WARN: "yellow", BAD: "red", INFO: "cyan", DIM: "dim", STRONG: "bold"}
@@ -39,9 +40,9 @@ def make_console(*, color: bool = True, width: int | None = None) -> Console:
 
 
 def render_simulation(result: SimulationResult, console: Console | None = None, *,
-                      max_rows: int = DEFAULT_MAX_ROWS) -> None:
+                      max_rows: int = DEFAULT_MAX_ROWS, data: object = None) -> None:
     """Print the report of ``result`` on ``console`` (stdout by default)."""
-    render_blocks(build_document(result, max_rows), console or make_console())
+    render_blocks(build_document(result, max_rows, data), console or make_console())  # type: ignore[arg-type]
 
 
 def render_blocks(blocks: list[Block], console: Console) -> None:
@@ -65,10 +66,11 @@ def _heading(h: Heading, console: Console) -> None:
         console.print(RichText(h.text, style="bold"))
 
 
-def cell_text(cell: Cell) -> RichText:
+def cell_text(cell: Cell, text: str | None = None, bars: bool = True) -> RichText:
     style = STYLES.get(cell.style, "")
-    if cell.bar is None:
-        return RichText(cell.text, style=style)
+    text = cell.text if text is None else text
+    if cell.bar is None or not bars:
+        return RichText(text, style=style)
     frac = min(max(cell.bar, 0.0), 1.0)
     filled = round(frac * BAR_WIDTH)
     if filled == 0 and frac > 0:
@@ -76,19 +78,24 @@ def cell_text(cell: Cell) -> RichText:
     out = RichText()
     out.append(BAR_FULL * filled, style=style)
     out.append(BAR_EMPTY * (BAR_WIDTH - filled), style="dim")
-    out.append(" " + cell.text)
+    out.append(" " + text)
     return out
 
 
+_GAP = 3  # SIMPLE_HEAD without edges: a padding blank, the separator blank, a padding blank
+
+
 def _table(t: Table, console: Console) -> None:
+    lay = lay_out(t, console.width, gap=_GAP, bar_width=BAR_WIDTH)
     console.print(RichText(t.title, style="bold"))
     table = RichTable(box=box.SIMPLE_HEAD,
                       show_header=t.show_header, header_style="bold", show_edge=False, pad_edge=False)
-    for col in t.columns:
-        table.add_column(RichText(col.header), justify=col.justify,  # type: ignore[arg-type]
-                         no_wrap=not col.wrap, overflow="fold")
-    for row in t.rows:
-        table.add_row(*(cell_text(c) for c in row))
-    console.print(table)
-    for note in t.notes:
+    for col, header, w in zip(t.columns, lay.headers, lay.widths, strict=True):
+        # the layout wrapped every cell already: rich must neither wrap nor shrink again
+        table.add_column(RichText(header), justify=col.justify,  # type: ignore[arg-type]
+                         no_wrap=True, width=w, min_width=w)
+    for row, texts in zip(t.rows, lay.rows, strict=True):
+        table.add_row(*(cell_text(c, x, lay.bars) for c, x in zip(row, texts, strict=True)))
+    console.print(table, crop=False)
+    for note in [*t.notes, *([lay.legend] if lay.legend else [])]:
         console.print(RichText(note, style="dim"))

@@ -88,6 +88,11 @@ class Cluster:
     warnings: list[str] = field(default_factory=list)
     rejected_pods: list[tuple[str, str]] = field(default_factory=list)  # (ns/name, reason)
     sources: list[str] = field(default_factory=list)
+    # a kube-scheduler-simulator export's schedulerConfig (as a v1 KubeSchedulerConfiguration), used
+    # unless --config is given; the warnings say what in it kube-scheduler v1.34 would refuse
+    embedded_config: dict | None = None
+    embedded_config_source: str = ""
+    embedded_config_warnings: list[str] = field(default_factory=list)
 
 
 class ClusterState:

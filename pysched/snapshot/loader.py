@@ -58,6 +58,7 @@ from pysched.model.storage import (
     parse_volume_attachment,
 )
 from pysched.snapshot.cluster import Cluster
+from pysched.snapshot.simulator import export_config, export_objects, is_export
 
 _Base: Any  # the C loader or the pure-Python one: the stubs type them apart
 try:  # the C loader is many times faster on large dumps
@@ -580,6 +581,7 @@ def _load(paths: Iterable[str], max_bytes: int, strict: bool) -> Cluster:
     files = expand_paths(paths)
     errors: list[InputError] = []
     raw_objects: list[tuple[Document, dict, str]] = []
+    embedded: list[tuple[str, dict, list[str]]] = []
     empty: list[str] = []
     for f in files:
         source = "<stdin>" if f == "-" else f
@@ -587,7 +589,13 @@ def _load(paths: Iterable[str], max_bytes: int, strict: bool) -> Cluster:
         try:
             text = read_source(f, max_bytes)
             for doc in parse_documents(text, source):
-                if doc.obj is not None:
+                if isinstance(doc.obj, Mapping) and is_export(doc.obj):  # a kube-scheduler-simulator export
+                    for where, item in export_objects(doc.obj):
+                        raw_objects.extend(_flatten(doc, item, where, errors))
+                    cfg, cfg_warnings = export_config(doc.obj, source)
+                    if cfg is not None:
+                        embedded.append((source, cfg, cfg_warnings))
+                elif doc.obj is not None:
                     raw_objects.extend(_flatten(doc, doc.obj, "", errors))
         except InputError as e:
             errors.append(e)
@@ -600,6 +608,13 @@ def _load(paths: Iterable[str], max_bytes: int, strict: bool) -> Cluster:
                          "(kubectl get nodes,pods -A -o yaml)", file="<stdin>" if where == "-" else where)
     cluster = build_cluster(raw_objects, strict=strict, errors=errors)
     cluster.sources = files
+    if embedded:
+        source, cluster.embedded_config, cfg_warnings = embedded[0]
+        cluster.embedded_config_source = f"{source}: schedulerConfig"
+        cluster.embedded_config_warnings = cfg_warnings
+        if len(embedded) > 1:
+            cluster.warnings.append(f"{len(embedded)} simulator exports carry a schedulerConfig: the first, from "
+                                    f"{source}, is used unless --config is given")
     for source in empty:
         cluster.warnings.append(f"{source}: holds no objects")
     return cluster
