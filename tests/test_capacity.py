@@ -463,3 +463,24 @@ def test_capacity_bench_runs(tmp_path: Path) -> None:
     lines = proc.stdout.strip().splitlines()
     assert [ln.split()[0] for ln in lines[1:]] == ["simulate", "copies", "node-template"]
     assert "copies" in lines[2] and "needed 0" in lines[3]
+
+
+def test_workload_template(tmp_path: Path) -> None:
+    """--workload: the pod template of a Deployment (or a CronJob's job template) counts like that pod."""
+    deploy = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "small-pod", "namespace": "default"},
+              "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "guestbook"}},
+                       "template": {"metadata": {"labels": {"app": "guestbook"}},
+                                    "spec": _one(CC / "pod.yaml")["spec"]}}}
+    cron = {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "nightly", "namespace": "default"},
+            "spec": {"schedule": "0 0 * * *", "jobTemplate": {"spec": {"template": deploy["spec"]["template"]}}}}
+    (tmp_path / "deploy.yaml").write_text(yaml.safe_dump(deploy))
+    (tmp_path / "cron.yaml").write_text(yaml.safe_dump(cron))
+    r = _run("capacity", str(CC / "cluster.yaml"), "--workload", str(tmp_path / "deploy.yaml"), "--workload",
+             str(tmp_path / "cron.yaml"), "-o", "json")
+    assert r.exit_code == 0, r.output
+    got = json.loads(r.stdout)["templates"]
+    assert [(t["name"], t["count"]) for t in got] == [("small-pod", 52), ("nightly", 52)]
+    (tmp_path / "svc.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "Service",
+                                                       "metadata": {"name": "s"}}))
+    r = _run("capacity", str(CC / "cluster.yaml"), "--workload", str(tmp_path / "svc.yaml"))
+    assert r.exit_code == 2 and "--workload file must hold" in r.output

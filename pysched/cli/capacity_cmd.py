@@ -26,6 +26,7 @@ from pysched.scheduler.capacity import (
     CapacityOptions,
     Template,
     check_template,
+    pod_of_workload,
     run_capacity,
 )
 from pysched.snapshot.loader import DEFAULT_MAX_BYTES, iter_objects, parse_documents, read_source
@@ -45,10 +46,14 @@ def read_single_object(path: str, what: str, max_bytes: int = DEFAULT_MAX_BYTES)
     return objects[0]
 
 
-def load_templates(paths: list[str], max_bytes: int) -> list[Template]:
+def load_templates(paths: list[str], max_bytes: int, workloads: list[str] | None = None) -> list[Template]:
+    """The ``--pod`` templates, then the ``--workload`` ones (each its pod template)."""
     out = []
     for path in paths:
         out.append(check_template(read_single_object(path, "a --pod template", max_bytes), path))
+    for path in workloads or []:
+        obj = read_single_object(path, "a --workload file", max_bytes)
+        out.append(check_template(pod_of_workload(obj, path), path))
     return out
 
 
@@ -63,6 +68,9 @@ def register(app: typer.Typer) -> None:
             "-f", "--filename", help="More snapshot files or folders (repeatable).")] = None,
         pod: Annotated[list[str] | None, typer.Option(
             "--pod", help="A Pod template file: how many more copies of it fit (repeatable).")] = None,
+        workload: Annotated[list[str] | None, typer.Option(
+            "--workload", help="A Deployment, ReplicaSet, StatefulSet, Job, ... file: how many more copies of its "
+                               "pod template fit (repeatable; after the --pod templates).")] = None,
         mode: Annotated[Mode, typer.Option(
             "--mode", help="Several templates: independent (each alone against the same cluster) or together "
                            "(round-robin on one cluster).")] = Mode.independent,
@@ -110,8 +118,8 @@ def register(app: typer.Typer) -> None:
         or no number of nodes suffices), 2 for bad input, 1 for an internal fault."""
 
         def run() -> None:
-            if not pod and node_template is None:
-                raise InputError("capacity needs at least one --pod template (or --node-template)")
+            if not pod and not workload and node_template is None:
+                raise InputError("capacity needs at least one --pod or --workload template (or --node-template)")
             if node_template is None and (replicas or max_nodes != DEFAULT_MAX_NODES):
                 raise InputError("--replicas and --max-nodes go with --node-template")
             if now is not None:
@@ -121,7 +129,7 @@ def register(app: typer.Typer) -> None:
             registry = build_registry(plugin_dir)
             if config:
                 load_scheduler_config(config, registry)  # a bad --config is reported before any input is read
-            templates = load_templates(list(pod or []), max_file_size)
+            templates = load_templates(list(pod or []), max_file_size, list(workload or []))
             node_raw = read_single_object(node_template, "a --node-template file", max_file_size) \
                 if node_template else None
             cluster = load_inputs(snapshot, filename, kubeconfig=kubeconfig, context=context, quiet=quiet,

@@ -70,6 +70,34 @@ class Template:
         return ns if isinstance(ns, str) and ns else "default"
 
 
+WORKLOAD_TEMPLATE_PATHS = {"Deployment": ("spec", "template"), "ReplicaSet": ("spec", "template"),
+                           "ReplicationController": ("spec", "template"), "StatefulSet": ("spec", "template"),
+                           "DaemonSet": ("spec", "template"), "Job": ("spec", "template"),
+                           "CronJob": ("spec", "jobTemplate", "spec", "template")}
+
+
+def pod_of_workload(raw: Mapping, source: str) -> dict:
+    """The Pod a ``--workload`` file stands for: its pod template (labels, annotations, spec) named after the
+    workload, in the workload's namespace; ``InputError`` when the file is not such a workload."""
+    kind = raw.get("kind")
+    path = WORKLOAD_TEMPLATE_PATHS.get(kind) if isinstance(kind, str) else None
+    if path is None:
+        raise InputError(f"a --workload file must hold a {', '.join(WORKLOAD_TEMPLATE_PATHS)}, got kind {kind!r}",
+                         file=source, field="kind")
+    meta = raw.get("metadata") if isinstance(raw.get("metadata"), Mapping) else {}
+    node: Any = raw
+    for i, key in enumerate(path):
+        node = node.get(key) if isinstance(node, Mapping) else None
+        if not isinstance(node, Mapping):
+            raise InputError("required: the workload's pod template", file=source, field=".".join(path[:i + 1]))
+    tmeta = node.get("metadata") if isinstance(node.get("metadata"), Mapping) else {}
+    md: dict[str, Any] = {"name": meta.get("name"), "namespace": meta.get("namespace") or "default"}  # type: ignore[union-attr]
+    for k in ("labels", "annotations"):
+        if tmeta.get(k) is not None:  # type: ignore[union-attr]
+            md[k] = tmeta[k]  # type: ignore[index]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": node.get("spec")}
+
+
 def check_template(raw: Mapping, source: str) -> Template:
     """A template must be one valid Pod that is not bound; raises ``InputError`` otherwise."""
     kind = raw.get("kind")
