@@ -357,6 +357,8 @@ class CapacityOptions:
     replicas: int = 0
     max_nodes: int = DEFAULT_MAX_NODES
     now: str | None = None
+    edits: list[tuple[str, str]] = field(default_factory=list)  # (flag, value) in command-line order
+    run_cronjobs: bool = False
     fast_copies: bool = True  # the copies' fast path (same decisions; False: every copy by the plain cycle)
 
 
@@ -521,7 +523,8 @@ def run_capacity(cluster: Cluster, templates: list[Template], config: SchedulerC
         nt = node_template_search(cluster, templates, config, registry, options, now)
         return CapacityAnswer(options.mode, [], nt, options.allow_preemption, options.max_copies,
                               warnings=list(cluster.warnings))
-    start, result = starting_cluster(cluster, config, registry, sim_opts)
+    prepared = prepare_cluster(cluster, options.edits, now, options.run_cronjobs)
+    start, result = starting_cluster(prepared, config, registry, sim_opts)
     makers = [CopyMaker(t, start, now, options.allow_preemption) for t in templates]
     answers = count_copies(start, makers, config, registry, options)
     warnings = [w for w in cluster.warnings if not w.startswith("nothing to do")]
@@ -560,9 +563,7 @@ def add_nodes(cluster: Cluster, template_raw: dict, n: int, now: str) -> Cluster
         md["name"] = name
         md["uid"] = object_uid("Node", "", name)
         md["creationTimestamp"] = now
-        labels = md.get("labels")
-        if isinstance(labels, dict) and HOSTNAME_LABEL in labels:
-            labels[HOSTNAME_LABEL] = name
+        md["labels"] = {**(md.get("labels") or {}), HOSTNAME_LABEL: name}
         nodes.append(parse_node(raw))
     return dataclasses.replace(cluster, nodes=nodes)
 
@@ -611,6 +612,60 @@ def _workload_key(pod: Pod, cluster: Cluster) -> str | None:
     return f"{ref.get('kind')}/{pod.namespace}/{ref.get('name')}"
 
 
+def _controllers() -> Any:
+    """The controllers layer (workload expansion, edits), when this installation has it."""
+    try:
+        import pysched.controllers as controllers  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        return None
+    return controllers if hasattr(controllers, "expand_cluster") else None
+
+
+def prepare_cluster(cluster: Cluster, edits: list[tuple[str, str]], now: str, run_cronjobs: bool = False) -> Cluster:
+    """The cluster ``simulate`` would run: the edits applied in order, then the workloads expanded."""
+    c = _controllers()
+    if c is None:
+        if edits:
+            raise InputError("what-if edits need the controllers layer, which this installation does not have")
+        return cluster
+    return c.expand_cluster(cluster, c.parse_edit_flags(list(edits)),
+                            c.ExpansionOptions(now=now, run_cronjobs=run_cronjobs))
+
+
+def _daemon_target(pod: Pod) -> str | None:
+    """The node a DaemonSet pod is pinned to (its required ``matchFields metadata.name`` term)."""
+    spec = pod.raw.get("spec") if isinstance(pod.raw, Mapping) else None
+    try:
+        terms = spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][  # type: ignore[index]
+            "nodeSelectorTerms"]
+        for term in terms:
+            for f in term.get("matchFields") or []:
+                if f.get("key") == "metadata.name" and f.get("operator") == "In" and f.get("values"):
+                    return str(f["values"][0])
+    except (KeyError, TypeError, AttributeError):
+        return None
+    return None
+
+
+def _pod_workload(cluster: Cluster, pod: Pod) -> str | None:
+    owners = getattr(cluster, "pod_workloads", None) or {}
+    return owners.get(pod.key) or _workload_key(pod, cluster)
+
+
+def _identity(cluster: Cluster, pod: Pod, copy_prefix: str) -> tuple:
+    """What names a pod of the workload across node counts: a DaemonSet's pod by its DaemonSet and node (a
+    node copy ``<name>-j`` standing for every copy: they share the verdict of ``<name>-1``), any other pod by
+    its key."""
+    wl = _pod_workload(cluster, pod)
+    if wl and wl.startswith("DaemonSet/"):
+        target = _daemon_target(pod)
+        if target is not None:
+            if target.startswith(copy_prefix) and target[len(copy_prefix):].isdigit():
+                target = copy_prefix + "*"
+            return ("daemon", wl, target)
+    return ("pod", pod.key)
+
+
 def node_template_search(cluster: Cluster, templates: list[Template], config: SchedulerConfig, registry: Registry,
                          options: CapacityOptions, now: str) -> NodeTemplateAnswer:
     raw = options.node_template or {}
@@ -622,40 +677,44 @@ def node_template_search(cluster: Cluster, templates: list[Template], config: Sc
     answer = NodeTemplateAnswer(base.name, options.max_nodes, options.replicas)
     sim_opts = SimulationOptions(tie_break=options.tie_break, seed=options.seed, batched=options.batched)
     makers = [CopyMaker(t, cluster, now, options.allow_preemption) for t in templates]
-    workload_base, copy_keys = _with_copies(cluster, makers, options.replicas)
-    pending = [p for p in workload_base.pods if not p.node_name]
-    pending_keys = [p.key for p in pending]
+    prefix = f"{base.name}-"
 
-    # unfittable: each pending pod alone against the cluster with one empty copy of the node
+    def workload(n: int) -> Cluster:
+        """The snapshot with n copies of the node (DaemonSets cover them) and the templates' copies."""
+        with_nodes = add_nodes(cluster, raw, n, now) if n else cluster
+        prepared = prepare_cluster(with_nodes, options.edits, now, options.run_cronjobs)
+        return _with_copies(prepared, makers, options.replicas)[0]
+
+    # unfittable: with one copy of the node, each pending pod alone against the cluster without the others
+    one_added = workload(1)
     first = node_copy_names(base, 1)[0]
-    one = add_nodes(dataclasses.replace(workload_base, pods=[p for p in workload_base.pods if p.node_name]),
-                    raw, 1, now)
-    probe = Simulation(one, config, registry, sim_opts)
-    unfit: set[str] = set()
-    for p in pending:
+    pending_one = [p for p in one_added.pods if not p.node_name]
+    probe = Simulation(dataclasses.replace(one_added, pods=[p for p in one_added.pods if p.node_name]), config,
+                       registry, sim_opts)
+    unfit: set[tuple] = set()
+    for p in pending_one:
         verdict = _fit_verdict(probe, p, first)
         if verdict is None:
             continue
-        unfit.add(p.key)
-        answer.unfittable.append({"pod": p.key, "workload": _workload_key(p, cluster), **verdict})
+        unfit.add(_identity(one_added, p, prefix))
+        answer.unfittable.append({"pod": p.key, "workload": _pod_workload(one_added, p), **verdict})
     answer.unfittable.sort(key=lambda u: u["pod"])
-    must = [k for k in pending_keys if k not in unfit]
 
-    results: dict[int, SimulationResult] = {}
-
-    must_set = set(must)
+    results: dict[int, tuple[SimulationResult, list[str]]] = {}
     # the bound below reads requests as NodeResourcesFit enforces them: only when every profile filters by it
     can_prune = all("NodeResourcesFit" in {r.name for r in prof.enabled("filter")} for prof in config.profiles)
 
     def fits(n: int) -> bool:
         answer.probed.append(n)
-        work = _isolated(add_nodes(workload_base, raw, n, now))
-        short = short_of_resources(work, must_set) if can_prune else ""
+        work = _isolated(one_added if n == 1 else workload(n))
+        pending = [p.key for p in work.pods if not p.node_name]
+        must = {p.key for p in work.pods if not p.node_name and _identity(work, p, prefix) not in unfit}
+        short = short_of_resources(work, must) if can_prune else ""
         if short:
             answer.pruned[n] = short
             return False
         res = Simulation(work, config, registry, sim_opts).run()
-        results[n] = res
+        results[n] = (res, pending)
         return all(k in res.bindings for k in must)
 
     needed: int | None = None
@@ -682,12 +741,11 @@ def node_template_search(cluster: Cluster, templates: list[Template], config: Sc
             needed = hi
     answer.needed = needed
     if needed is not None:
-        res = results[needed]
+        res, pending_keys = results[needed]
         keys = set(pending_keys)
         answer.placement = {k: v for k, v in res.bindings.items() if k in keys}
         answer.pending = sorted(k for k in pending_keys if k not in res.bindings)
         answer.utilisation = _utilisation(res, set(node_copy_names(base, needed)))
-    del copy_keys
     return answer
 
 
