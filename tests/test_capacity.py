@@ -484,3 +484,16 @@ def test_workload_template(tmp_path: Path) -> None:
                                                        "metadata": {"name": "s"}}))
     r = _run("capacity", str(CC / "cluster.yaml"), "--workload", str(tmp_path / "svc.yaml"))
     assert r.exit_code == 2 and "--workload file must hold" in r.output
+
+
+def test_limit_range_rejects_a_template(tmp_path: Path) -> None:
+    """A template that a LimitRange of its namespace rejects is bad input (exit 2); defaults apply (case 009)."""
+    if not _controllers_present():
+        pytest.skip("needs the controllers layer's admission (#14)")
+    lr = {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "caps", "namespace": "default"},
+          "spec": {"limits": [{"type": "Container", "max": {"cpu": "100m"}}]}}
+    snap = tmp_path / "snap.yaml"
+    snap.write_text(yaml.safe_dump_all([*yaml.safe_load_all((CC / "cluster.yaml").read_text()), lr]))
+    r = _run("capacity", str(snap), "--pod", str(CC / "pod.yaml"))
+    assert r.exit_code == 2, r.output
+    assert "rejected by admission" in r.output and "cpu" in r.output

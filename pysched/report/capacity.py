@@ -71,13 +71,14 @@ def node_template_blocks(nt: NodeTemplateAnswer, max_rows: int) -> list[Block]:
     blocks.append(Table("Answer", [Column(""), Column("")], rows, show_header=False))
     if nt.unfittable:
         shown, hidden = _limit(nt.unfittable, max_rows)
-        table = Table("Pods no number of these nodes would fit",
-                      [Column("Pod"), Column("Workload"), Column("Plugin"), Column("Reason")],
-                      [[Cell(u["pod"]), Cell(u.get("workload") or "-"), Cell(u["plugin"]),
-                        Cell("; ".join(u["reasons"]), BAD)] for u in shown])
+        blocks.append(Heading("Pods no number of these nodes would fit", 2))
+        for u in shown:
+            owner = f" ({u['workload']})" if u.get("workload") else ""
+            text = f"{u['pod']}{owner}: {u['plugin']}: {'; '.join(u['reasons'])}"
+            blocks.extend(Text(line, BAD) for line in textwrap.wrap(text, WIDTH, subsequent_indent="    ",
+                                                                     break_on_hyphens=False))
         if hidden:
-            table.notes.append(_more(hidden, "pods"))
-        blocks.append(table)
+            blocks.append(Text(_more(hidden, "pods")))
     return blocks
 
 
