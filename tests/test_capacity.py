@@ -497,3 +497,16 @@ def test_limit_range_rejects_a_template(tmp_path: Path) -> None:
     r = _run("capacity", str(snap), "--pod", str(CC / "pod.yaml"))
     assert r.exit_code == 2, r.output
     assert "rejected by admission" in r.output and "cpu" in r.output
+
+
+def test_edits_change_the_starting_cluster() -> None:
+    """Edit flags apply before the count, in order: cordon one worker, add two more: 5 x 13 = 65."""
+    if not _controllers_present():
+        pytest.skip("needs the controllers layer's edits (#14)")
+    r = _run("capacity", str(CC / "cluster.yaml"), "--pod", str(CC / "pod.yaml"), "--cordon", "kube-node-1",
+             "--add-node", f"{CC / 'node.yaml'}=2", "-o", "json")
+    assert r.exit_code == 0, r.output
+    t = json.loads(r.stdout)["templates"][0]
+    assert t["count"] == 65 and "kube-node-1" not in t["per_node"]
+    assert t["per_node"]["worker-1"] == t["per_node"]["worker-2"] == 13
+    assert "1 node(s) were unschedulable" in t["stop_reason"]

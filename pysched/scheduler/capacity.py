@@ -211,6 +211,16 @@ def simulation_now(cluster: Cluster) -> str:
     return datetime.fromtimestamp(value, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def _default_now(cluster: Cluster) -> str:
+    """*now* as the controllers layer computes it (every object's timestamp) when present, else from the
+    pods' and nodes' timestamps."""
+    try:
+        from pysched.controllers.engine import default_now  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        return simulation_now(cluster)
+    return str(default_now(cluster))
+
+
 def _copy_raw(t: Template, name: str, uid: str, now: str, spec: dict) -> dict:
     meta = t.raw.get("metadata") or {}
     md: dict[str, Any] = {"name": name, "namespace": t.namespace}
@@ -517,7 +527,7 @@ def run_capacity(cluster: Cluster, templates: list[Template], config: SchedulerC
         raise InputError(f"--mode must be 'independent' or 'together', got {options.mode!r}")
     if options.max_copies is not None and options.max_copies < 0:
         raise InputError(f"--max must be 0 or more, got {options.max_copies}")
-    now = options.now or simulation_now(cluster)
+    now = options.now or _default_now(cluster)
     sim_opts = SimulationOptions(tie_break=options.tie_break, seed=options.seed, batched=options.batched)
     if options.node_template is not None:
         nt = node_template_search(cluster, templates, config, registry, options, now)
