@@ -93,8 +93,8 @@ def pod_of_workload(raw: Mapping, source: str) -> dict:
     tmeta = node.get("metadata") if isinstance(node.get("metadata"), Mapping) else {}
     md: dict[str, Any] = {"name": meta.get("name"), "namespace": meta.get("namespace") or "default"}  # type: ignore[union-attr]
     for k in ("labels", "annotations"):
-        if tmeta.get(k) is not None:  # type: ignore[union-attr]
-            md[k] = tmeta[k]  # type: ignore[index]
+        if tmeta.get(k) is not None:
+            md[k] = tmeta[k]
     return {"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": node.get("spec")}
 
 
