@@ -59,6 +59,7 @@ from pysched.model.storage import (
     parse_volume_attachment,
 )
 from pysched.snapshot.cluster import Cluster
+from pysched.snapshot.fastyaml import read_block_yaml
 from pysched.snapshot.simulator import export_config, export_objects, is_export
 
 _Base: Any  # the C loader or the pure-Python one: the stubs type them apart
@@ -259,6 +260,12 @@ def parse_documents(text: str, source: str) -> Iterator[Document]:
     mixed = _parse_json_documents_in_yaml(text, source)
     if mixed is not None:
         yield from mixed
+        return
+    fast = read_block_yaml(text)
+    if fast is not None:
+        keep = text if len(text) <= LOCATE_MAX_CHARS else None
+        for index, (obj, line) in enumerate(fast, 1):
+            yield Document(source, index, obj, line, keep)
         return
     yield from _parse_yaml(text, source)
 
