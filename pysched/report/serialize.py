@@ -5,11 +5,41 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import orjson
 import yaml
+
+_ORJSON_OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
 
 
 def to_json(data: Any) -> str:
+    """Indented JSON with sorted keys. orjson writes it many times faster than the standard library's
+    indenting encoder (pure Python), byte for byte the same for strings, integers, booleans and null;
+    data holding floats (whose notation differs), non-string keys or integers beyond 64 bits goes through
+    the standard library."""
+    if _plain(data):
+        try:
+            return orjson.dumps(data, option=_ORJSON_OPTIONS).decode() + "\n"
+        except (TypeError, orjson.JSONEncodeError):
+            pass
     return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def _plain(data: Any) -> bool:
+    """No float and no non-string key anywhere in ``data``."""
+    stack = [data]
+    while stack:
+        v = stack.pop()
+        t = type(v)
+        if t is dict:
+            for k in v:
+                if type(k) is not str:
+                    return False
+            stack.extend(v.values())
+        elif t is list or t is tuple:
+            stack.extend(v)
+        elif t is float or isinstance(v, float):
+            return False
+    return True
 
 
 class _Dumper(yaml.SafeDumper):

@@ -1,0 +1,33 @@
+"""JSON output: orjson writes it, byte for byte as the standard library's indenting encoder did."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pysched.report.serialize import to_json
+
+LEAF = (st.none() | st.booleans() | st.integers(min_value=-(1 << 70), max_value=1 << 70) | st.floats()
+        | st.text())
+
+
+def stdlib(data: object) -> str:
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.recursive(LEAF, lambda inner: st.lists(inner, max_size=4) | st.tuples(inner, inner)
+                    | st.dictionaries(st.text(max_size=6), inner, max_size=4), max_leaves=25))
+def test_byte_identical_to_the_standard_library(data: object) -> None:
+    assert to_json(data) == stdlib(data)
+
+
+def test_strings_escaped_alike() -> None:
+    data = {"é": "line\nbreak\ttab \x00\x1f\x7f \u2028 \"q\" \\ 🙂", "empty": {}, "none": [], "n": -(1 << 63)}
+    assert to_json(data) == stdlib(data)
+
+
+def test_floats_and_non_string_keys_keep_the_standard_notation() -> None:
+    assert to_json({10: "a", 9: [1e-05, float("nan")]}) == '{\n  "9": [\n    1e-05,\n    NaN\n  ],\n  "10": "a"\n}\n'
