@@ -1,22 +1,39 @@
 #!/usr/bin/env python3
-"""Benchmark pysched on generated clusters.
+"""Benchmark pysched end to end from the formats users have.
 
-    python bench/bench.py [--workload basic|mixed|dra|both] [--nodes 5000] [--pods 10000] [--running 1247]
-                          [--format json|yaml] [--seed 1] [--keep DIR] [--explain]
+    python bench/bench.py [--workload NAME ...] [--formats yaml,json] [--scale F] [--perf] [--scaling]
+                          [--nodes N --pods N --running N] [--seed 1] [--keep DIR] [--explain]
 
-Generates the workload deterministically (seeded), writes it as a ``kubectl get -o json`` style List,
-then runs ``pysched simulate`` on it in a fresh process (default options: adaptive
-percentageOfNodesToScore, rotating start index) and prints load time, scheduling time, pods/s and peak RSS.
-Workload ``dra``: every node has a ResourceSlice of 8 GPUs and every pending pod a claim from one of four
-templates (1-4 devices; CEL selectors on attributes and capacity; a NUMA matchAttribute constraint), e.g.
-``--workload dra --nodes 500 --pods 2000 --running 0``.
-With ``--explain`` it also times ``pysched explain`` of the first pending pod after loading: its traced
-cycle with the full filter matrix over every node, the what-if checks and the report built for all nodes.
+Workloads (``--workload``, repeatable; default ``basic mixed``; ``all`` = every scheduler_perf family):
+
+- ``basic``, ``mixed``: the generated clusters of earlier versions of this bench (``--nodes``, ``--pods``,
+  ``--running`` size them); ``dra``: every node has a ResourceSlice of 8 GPUs and every pending pod a claim
+  from one of four templates (1-4 devices; CEL selectors on attributes and capacity; a NUMA matchAttribute
+  constraint), e.g. ``--workload dra --nodes 500 --pods 2000 --running 0``.
+- The scheduler_perf families at their upstream 5000Nodes sizes (init pods are bound, measured pods
+  pending): ``SchedulingBasic``, ``SchedulingNodeAffinity``, ``TopologySpreading``,
+  ``SchedulingPodAntiAffinity``, ``SchedulingPodAffinity``, ``SchedulingPreferredPodAffinity``,
+  ``PreemptionBasic`` (500 nodes), ``SchedulingCSIPVs`` and ``DaemonSetScale`` (15,000 nodes, two
+  daemonsets' pods pinned to their nodes by ``matchFields``). Upstream's affinity templates name the
+  namespaces ``sched-test``/``sched-setup``; here the terms name the namespaces the pods are in
+  (``sched-0``, ``sched-1``) so that the rules have something to match.
+  ``--scale F`` multiplies every size (the smoke test uses a small one).
+
+Each workload is written as block-style YAML (``kind: List`` as ``kubectl get -o yaml`` prints it) and as
+a JSON ``List`` (``--formats``). ``--perf`` also times the two snapshots of ``../shared/perf``, from their
+gzip YAML stream of JSON documents and from block YAML. ``--scaling`` adds SchedulingBasic at 1k, 2k,
+5k, 10k and 15k nodes (1,000 pending pods each) and the load of a 4x larger basic file.
+
+Every row runs ``pysched`` in a fresh process with default options (adaptive percentageOfNodesToScore,
+rotating start index): load the file, simulate every pending pod, report load and scheduling time and
+peak RSS. Scheduling does not depend on the input format: a workload is scheduled in its first format
+only, and the other formats' rows repeat that time (marked ``*``) and time the load alone.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import random
@@ -24,9 +41,13 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+
+import yaml
 
 ZONES = ["zone-a", "zone-b", "zone-c"]
 APPS = ["web", "api", "cache", "worker", "batch", "search", "db", "queue"]
+PERF = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "perf")
 CHILD = r"""
 import json, resource, sys, time
 t0 = time.perf_counter()
@@ -35,14 +56,15 @@ from pysched.framework.config import load_config
 from pysched.snapshot.loader import load_snapshot
 from pysched.scheduler.simulation import Simulation, SimulationOptions
 reg = in_tree_registry(); cfg = load_config(None, reg)
+mode = sys.argv[2] if len(sys.argv) > 2 else "schedule"
 t1 = time.perf_counter()
 cluster = load_snapshot([sys.argv[1]])
 t2 = time.perf_counter()
-sim = Simulation(cluster, cfg, reg, SimulationOptions())
-res = sim.run()
-t3 = time.perf_counter()
-explain_s = None
-if len(sys.argv) > 2 and sys.argv[2] == "explain":
+out = {"import_s": t1 - t0, "load_s": t2 - t1, "schedule_s": None, "cycles": None, "bound": None, "explain_s": None}
+if mode != "load":
+    res = Simulation(cluster, cfg, reg, SimulationOptions()).run()
+    out.update(schedule_s=time.perf_counter() - t2, cycles=len(res.cycles), bound=len(res.bindings))
+if mode == "explain":
     from pysched.report.explain import build_explain_document
     from pysched.scheduler.whatif import explain_pod
     cluster2 = load_snapshot([sys.argv[1]])
@@ -50,12 +72,13 @@ if len(sys.argv) > 2 and sys.argv[2] == "explain":
     t4 = time.perf_counter()
     e = explain_pod(cluster2, cfg, reg, queue[0].key, SimulationOptions())
     build_explain_document(e, all_nodes=True, max_rows=0)
-    explain_s = time.perf_counter() - t4
-print(json.dumps({"explain_s": explain_s, "import_s": t1 - t0, "load_s": t2 - t1, "schedule_s": t3 - t2, "cycles": len(res.cycles),
-                  "bound": len(res.bindings), "pending": len(res.pending),
-                  "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+    out["explain_s"] = time.perf_counter() - t4
+out["peak_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps(out))
 """
 
+
+# ================================================================================ the earlier generated clusters
 
 def node(i: int, rng: random.Random, mixed: bool) -> dict:
     zone = ZONES[i % len(ZONES)]
@@ -142,7 +165,7 @@ def dra_objects(nodes: int) -> list[dict]:
     return items
 
 
-def generate(workload: str, nodes: int, pods: int, running: int, seed: int) -> dict:
+def generate(workload: str, nodes: int, pods: int, running: int, seed: int) -> list[dict]:
     rng = random.Random(seed)
     mixed = workload == "mixed"
     items = [node(i, rng, mixed) for i in range(nodes)]
@@ -156,54 +179,272 @@ def generate(workload: str, nodes: int, pods: int, running: int, seed: int) -> d
             p["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": names[i % len(names)]}]
             p["spec"]["containers"][0]["resources"]["claims"] = [{"name": "gpu"}]
         items.extend(dra_objects(nodes))
-    return {"apiVersion": "v1", "kind": "List", "items": items}
+    return items
 
 
-def run_one(workload: str, args: argparse.Namespace, folder: str) -> dict:
-    path = os.path.join(folder, f"{workload}-{args.nodes}x{args.pods}.json")
-    data = generate(workload, args.nodes, args.pods, args.running, args.seed)
-    if args.format == "yaml":
-        import yaml
-        path = path[:-5] + ".yaml"
+# ================================================================================ scheduler_perf families
+
+def perf_node(i: int, zone: str | None, extra: dict | None = None) -> dict:
+    """scheduler_perf's default node: 4 CPUs, 32Gi, 110 pods."""
+    name = f"scheduler-perf-{i:05d}"
+    labels = {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux"}
+    if zone:
+        labels["topology.kubernetes.io/zone"] = zone
+    alloc = {"cpu": "4", "memory": "32Gi", "pods": "110", **(extra or {})}
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels},
+            "spec": {}, "status": {"allocatable": alloc, "capacity": dict(alloc)}}
+
+
+def perf_pod(name: str, ns: str, i: int, *, cpu: str = "100m", labels: dict | None = None,
+             node_name: str | None = None, **spec: object) -> dict:
+    """scheduler_perf's default pod (pause, containerPort 80, 100m / 500Mi requests and limits)."""
+    res = {"cpu": cpu, "memory": "500Mi"}
+    body: dict = {"containers": [{"name": "pause", "image": "registry.k8s.io/pause:3.10",
+                                  "ports": [{"containerPort": 80}],
+                                  "resources": {"requests": res, "limits": dict(res)}}], **spec}
+    if node_name:
+        body["nodeName"] = node_name
+    status = {"phase": "Running"} if node_name else {"phase": "Pending"}
+    meta: dict = {"name": f"{name}-{i:06d}", "namespace": ns,
+                  "creationTimestamp": f"2026-01-01T{(i // 3600) % 24:02d}:{(i // 60) % 60:02d}:{i % 60:02d}Z"}
+    if labels:
+        meta["labels"] = labels
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": body, "status": status}
+
+
+def namespaces(*names: str) -> list[dict]:
+    return [{"apiVersion": "v1", "kind": "Namespace",
+             "metadata": {"name": n, "labels": {"kubernetes.io/metadata.name": n}}} for n in names]
+
+
+def _term(color: str, key: str) -> dict:
+    return {"labelSelector": {"matchLabels": {"color": color}}, "topologyKey": key,
+            "namespaces": ["sched-0", "sched-1"]}
+
+
+def _family(nodes: int, init: int, measure: int, *, zones: list[str] | None = None,
+            init_kw: Callable[[int], dict] | None = None, measure_kw: Callable[[int], dict] | None = None,
+            ns: tuple[str, str] = ("default", "default"), cpu: tuple[str, str] = ("100m", "100m"),
+            node_extra: dict | None = None) -> list[dict]:
+    items = [perf_node(i, zones[i % len(zones)] if zones else None, node_extra) for i in range(nodes)]
+    if ns != ("default", "default"):
+        items = namespaces(*sorted(set(ns))) + items
+    per_node = max(1, -(-init // max(nodes, 1)))
+    for i in range(init):  # bound round-robin, as the scheduler spreads identical pods on identical nodes
+        target = f"scheduler-perf-{(i // per_node) % nodes:05d}" if per_node > 1 else f"scheduler-perf-{i % nodes:05d}"
+        items.append(perf_pod("init", ns[0], i, cpu=cpu[0], node_name=target, **(init_kw(i) if init_kw else {})))
+    for i in range(measure):
+        items.append(perf_pod("measure", ns[1], i, cpu=cpu[1], **(measure_kw(i) if measure_kw else {})))
+    return items
+
+
+def _csi(nodes: int, init: int, measure: int) -> list[dict]:
+    driver = "ebs.csi.aws.com"
+    items: list[dict] = []
+    for i in range(nodes):
+        items.append(perf_node(i, None, {f"attachable-volumes-csi-{driver}": "39"}))
+        items.append({"apiVersion": "storage.k8s.io/v1", "kind": "CSINode",
+                      "metadata": {"name": f"scheduler-perf-{i:05d}"},
+                      "spec": {"drivers": [{"name": driver, "nodeID": f"i-{i:05d}", "allocatable": {"count": 39}}]}})
+
+    def volume(kind: str, i: int) -> dict:
+        pvc, pv = f"{kind}-pvc-{i:06d}", f"{kind}-pv-{i:06d}"
+        items.append({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": pv},
+                      "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
+                               "persistentVolumeReclaimPolicy": "Retain",
+                               "csi": {"driver": driver, "volumeHandle": f"vol-{kind}-{i:06d}"},
+                               "claimRef": {"namespace": "default", "name": pvc}},
+                      "status": {"phase": "Bound"}})
+        items.append({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                      "metadata": {"name": pvc, "namespace": "default",
+                                   "annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
+                      "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}},
+                               "volumeName": pv, "storageClassName": ""},
+                      "status": {"phase": "Bound", "capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"]}})
+        return {"volumes": [{"name": "vol", "persistentVolumeClaim": {"claimName": pvc}}]}
+
+    per_node = max(1, -(-init // max(nodes, 1)))
+    for i in range(init):
+        items.append(perf_pod("init", "default", i, node_name=f"scheduler-perf-{(i // per_node) % nodes:05d}",
+                              **volume("init", i)))
+    for i in range(measure):
+        items.append(perf_pod("measure", "default", i, **volume("measure", i)))
+    return items
+
+
+def _daemonset(nodes: int, pods: int) -> list[dict]:
+    items = [perf_node(i, None) for i in range(nodes)]
+    for i in range(pods):
+        target = f"scheduler-perf-{i % nodes:05d}"
+        affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [target]}]}]}}}
+        p = perf_pod(f"ds{i // nodes}", "default", i, affinity=affinity)
+        del p["spec"]["containers"][0]["resources"]  # upstream's daemonset pod requests nothing
+        items.append(p)
+    return items
+
+
+def families(scale: float) -> dict[str, tuple[int, int, Callable[[], list[dict]]]]:
+    """name -> (nodes, pending pods, generator) at upstream sizes times ``scale``."""
+    def n(x: int) -> int:
+        return max(1, round(x * scale))
+
+    blue = {"color": "blue"}
+    return {
+        "SchedulingBasic": (n(5000), n(1000), lambda: _family(n(5000), n(1000), n(1000))),
+        "SchedulingNodeAffinity": (n(5000), n(1000), lambda: _family(
+            n(5000), n(5000), n(1000), zones=["zone1"], measure_kw=lambda i: {"affinity": {"nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchExpressions": [
+                    {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["zone1", "zone2"]}]}]}}}})),
+        "TopologySpreading": (n(5000), n(2000), lambda: _family(
+            n(5000), n(5000), n(2000), zones=["moon-1", "moon-2", "moon-3"], measure_kw=lambda i: {
+                "labels": blue, "topologySpreadConstraints": [{
+                    "maxSkew": 5, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule",
+                    "labelSelector": {"matchLabels": blue}}]})),
+        "SchedulingPodAntiAffinity": (n(5000), n(1000), lambda: _family(
+            n(5000), n(1000), n(1000), ns=("sched-0", "sched-1"),
+            init_kw=lambda i: {"labels": {"color": "green"}, "affinity": {"podAntiAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [_term("green", "kubernetes.io/hostname")]}}},
+            measure_kw=lambda i: {"labels": {"color": "green"}, "affinity": {"podAntiAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [_term("green", "kubernetes.io/hostname")]}}})),
+        "SchedulingPodAffinity": (n(5000), n(1000), lambda: _family(
+            n(5000), n(5000), n(1000), zones=["zone1"], ns=("sched-0", "sched-1"),
+            init_kw=lambda i: {"labels": blue, "affinity": {"podAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [_term("blue", "topology.kubernetes.io/zone")]}}},
+            measure_kw=lambda i: {"labels": blue, "affinity": {"podAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [_term("blue", "topology.kubernetes.io/zone")]}}})),
+        "SchedulingPreferredPodAffinity": (n(5000), n(1000), lambda: _family(
+            n(5000), n(5000), n(1000), ns=("sched-0", "sched-1"),
+            init_kw=lambda i: {"labels": {"color": "red"}, "affinity": {"podAffinity": {
+                "preferredDuringSchedulingIgnoredDuringExecution": [
+                    {"weight": 1, "podAffinityTerm": _term("red", "kubernetes.io/hostname")}]}}},
+            measure_kw=lambda i: {"labels": {"color": "red"}, "affinity": {"podAffinity": {
+                "preferredDuringSchedulingIgnoredDuringExecution": [
+                    {"weight": 1, "podAffinityTerm": _term("red", "kubernetes.io/hostname")}]}}})),
+        "PreemptionBasic": (n(500), n(500), lambda: _family(
+            n(500), n(2000), n(500), cpu=("900m", "3000m"), measure_kw=lambda i: {"priority": 10},
+            init_kw=lambda i: {"terminationGracePeriodSeconds": 0})),
+        "SchedulingCSIPVs": (n(5000), n(1000), lambda: _csi(n(5000), n(5000), n(1000))),
+        "DaemonSetScale": (n(15000), n(30000), lambda: _daemonset(n(15000), n(30000))),
+    }
+
+
+# ================================================================================ running
+
+def write(items: list[dict], path: str, fmt: str) -> str:
+    doc = {"apiVersion": "v1", "kind": "List", "items": items}
+    if fmt == "yaml":
+        path += ".yaml"
         with open(path, "w") as f:
-            yaml.safe_dump(data, f)
+            yaml.dump(doc, f, Dumper=yaml.CSafeDumper, default_flow_style=False)
     else:
+        path += ".json"
         with open(path, "w") as f:
-            json.dump(data, f)
+            json.dump(doc, f, indent=4)
+    return path
+
+
+def child(path: str, mode: str) -> dict:
     t0 = time.perf_counter()
-    cmd = [sys.executable, "-c", CHILD, path] + (["explain"] if args.explain else [])
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    wall = time.perf_counter() - t0
+    proc = subprocess.run([sys.executable, "-c", CHILD, path, mode], capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         sys.stderr.write(proc.stderr)
-        raise SystemExit(f"pysched failed on {workload}")
+        raise SystemExit(f"pysched failed on {path}")
     out = json.loads(proc.stdout.strip().splitlines()[-1])
-    out.update(workload=workload, nodes=args.nodes, pods=args.pods, wall_s=wall)
+    out["wall_s"] = time.perf_counter() - t0
     return out
+
+
+HEADER = (f"{'workload':32} {'nodes':>6} {'pods':>6} {'format':12} {'load s':>7} {'sched s':>8} {'total s':>8} "
+          f"{'pods/s':>8} {'peak MiB':>9} {'bound':>6}")
+
+
+def row(name: str, nodes: int, pods: int, fmt: str, r: dict, sched: dict, reused: bool) -> str:
+    s = sched["schedule_s"]
+    total = r["load_s"] + s
+    mark = "*" if reused else " "
+    rate = sched["cycles"] / max(s, 1e-9)
+    line = (f"{name:32} {nodes:6d} {pods:6d} {fmt:12} {r['load_s']:7.2f} {s:7.2f}{mark} {total:8.2f} {rate:8.1f} "
+            f"{max(r['peak_mib'], sched['peak_mib'] if not reused else 0):9.0f} {sched['bound']:6d}")
+    if sched.get("explain_s") is not None and not reused:
+        line += f"   explain {sched['explain_s']:.2f} s"
+    return line
+
+
+def bench(name: str, nodes: int, pods: int, files: list[tuple[str, str]], explain: bool) -> None:
+    sched: dict | None = None
+    for fmt, path in files:
+        if sched is None:
+            r = sched = child(path, "explain" if explain else "schedule")
+        else:
+            r = child(path, "load")
+        print(row(name, nodes, pods, fmt, r, sched, r is not sched), flush=True)
+
+
+def perf_snapshots(folder: str, explain: bool) -> None:
+    for base in ("basic", "mixed"):
+        gz = os.path.join(PERF, f"{base}-5000x10000.yaml.gz")
+        if not os.path.exists(gz):
+            print(f"{base}-5000x10000: {gz} is absent, skipped")
+            continue
+        block = os.path.join(folder, f"perf-{base}-5000x10000.block.yaml")
+        if not os.path.exists(block):
+            with gzip.open(gz, "rt") as f:
+                docs = [d for d in yaml.load_all(f.read(), Loader=yaml.CSafeLoader) if d is not None]
+            with open(block, "w") as f:
+                yaml.dump({"apiVersion": "v1", "kind": "List", "items": docs}, f, Dumper=yaml.CSafeDumper,
+                          default_flow_style=False)
+        bench(f"perf/{base}-5000x10000", 5000, 10000, [("yaml-stream.gz", gz), ("yaml", block)], explain)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--workload", choices=["basic", "mixed", "dra", "both"], default="both")
-    ap.add_argument("--nodes", type=int, default=5000)
-    ap.add_argument("--pods", type=int, default=10000)
-    ap.add_argument("--running", type=int, default=1247)
+    ap.add_argument("--workload", action="append", help="basic, mixed, dra, a scheduler_perf family, or all")
+    ap.add_argument("--formats", default="yaml,json", help="comma-separated: yaml (block style), json (List)")
+    ap.add_argument("--scale", type=float, default=1.0, help="multiply the scheduler_perf sizes")
+    ap.add_argument("--nodes", type=int, default=5000, help="basic/mixed/dra: nodes")
+    ap.add_argument("--pods", type=int, default=10000, help="basic/mixed/dra: pending pods")
+    ap.add_argument("--running", type=int, default=1247, help="basic/mixed/dra: pods already bound")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--format", choices=["json", "yaml"], default="json")
+    ap.add_argument("--perf", action="store_true", help="also time the snapshots of ../shared/perf")
+    ap.add_argument("--scaling", action="store_true", help="SchedulingBasic from 1k to 15k nodes; load of a 4x file")
     ap.add_argument("--keep", help="keep the generated snapshots in this folder")
     ap.add_argument("--explain", action="store_true", help="also time explain of the first pending pod")
     args = ap.parse_args()
     folder = args.keep or tempfile.mkdtemp(prefix="pysched-bench-")
     os.makedirs(folder, exist_ok=True)
-    workloads = ["basic", "mixed"] if args.workload == "both" else [args.workload]
-    print(f"{'workload':8} {'nodes':>6} {'pods':>6} {'load s':>7} {'sched s':>8} {'total s':>8} {'pods/s':>8} "
-          f"{'peak MiB':>9} {'bound':>6}")
-    for w in workloads:
-        r = run_one(w, args, folder)
-        total = r["load_s"] + r["schedule_s"]
-        print(f"{w:8} {r['nodes']:6d} {r['pods']:6d} {r['load_s']:7.2f} {r['schedule_s']:8.2f} {total:8.2f} "
-              f"{r['cycles'] / max(r['schedule_s'], 1e-9):8.1f} {r['peak_mib']:9.0f} {r['bound']:6d}"
-              + (f"   explain {r['explain_s']:.2f} s" if r.get("explain_s") is not None else ""))
+    fams = families(args.scale)
+    wanted = args.workload or (["basic", "mixed"] if not (args.perf or args.scaling) else [])
+    if "all" in wanted:
+        wanted = [w for w in wanted if w != "all"] + list(fams)
+    formats = [f for f in args.formats.split(",") if f]
+    unknown = [w for w in wanted if w not in fams and w not in ("basic", "mixed", "dra")] + \
+              [f for f in formats if f not in ("yaml", "json")]
+    if unknown:
+        ap.error(f"unknown workload or format: {', '.join(unknown)}")
+    print(HEADER, flush=True)
+    for w in wanted:
+        if w in ("basic", "mixed", "dra"):
+            nodes, pods = args.nodes, args.pods
+            items = generate(w, nodes, pods, args.running, args.seed)
+        else:
+            nodes, pods, gen = fams[w]
+            items = gen()
+        base = os.path.join(folder, f"{w}-{nodes}x{pods}")
+        bench(w, nodes, pods, [(f, write(items, base, f)) for f in formats], args.explain)
+    if args.perf:
+        perf_snapshots(folder, args.explain)
+    if args.scaling:
+        for nodes in (1000, 2000, 5000, 10000, 15000):
+            items = _family(nodes, nodes // 5, 1000)
+            bench("SchedulingBasic/scaling", nodes, 1000,
+                  [(formats[0], write(items, os.path.join(folder, f"scaling-{nodes}"), formats[0]))], False)
+        for factor in (1, 4):  # linear loading: a 4x larger file must load in at most 5x the time
+            items = generate("basic", 1250 * factor, 2500 * factor, 300 * factor, args.seed)
+            path = write(items, os.path.join(folder, f"linear-{factor}x"), formats[0])
+            r = child(path, "load")
+            print(f"{'load-linearity ' + str(factor) + 'x':32} {1250 * factor:6d} {2800 * factor:6d} {formats[0]:12} "
+                  f"{r['load_s']:7.2f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The benchmark script runs end to end on a small cluster (a smoke test: no timing assertions)."""
+"""The benchmark script runs end to end on small clusters (a smoke test: no timing assertions)."""
 
 from __future__ import annotations
 
@@ -11,14 +11,32 @@ import pytest
 BENCH = Path(__file__).resolve().parent.parent / "bench" / "bench.py"
 
 
+def run(tmp_path: Path, *args: str) -> list[list[str]]:
+    proc = subprocess.run([sys.executable, str(BENCH), *args, "--keep", str(tmp_path)],
+                          capture_output=True, text=True, check=False, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.strip().splitlines()
+    assert lines[0].split()[:4] == ["workload", "nodes", "pods", "format"]
+    return [line.replace("*", " ").split() for line in lines[1:]]
+
+
 @pytest.mark.parametrize("workload", ["basic", "mixed", "dra"])
 def test_bench_runs(workload: str, tmp_path: Path) -> None:
-    proc = subprocess.run([sys.executable, str(BENCH), "--workload", workload, "--nodes", "120", "--pods", "200",
-                           "--running", "30", "--explain", "--keep", str(tmp_path)],
-                          capture_output=True, text=True, check=False, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    row = proc.stdout.strip().splitlines()[-1].split()
-    assert row[0] == workload
-    assert (int(row[1]), int(row[2])) == (120, 200)
-    assert int(row[8]) == 200  # every pod of the generated workload fits
-    assert "explain" in proc.stdout
+    rows = run(tmp_path, "--workload", workload, "--nodes", "120", "--pods", "200", "--running", "30", "--explain")
+    assert [r[3] for r in rows] == ["yaml", "json"]  # block YAML and a JSON List, the same cluster
+    for row in rows:
+        assert row[0] == workload
+        assert (int(row[1]), int(row[2])) == (120, 200)
+        assert int(row[9]) == 200  # every pod of the generated workload fits
+    assert rows[0][10:11] == ["explain"]
+    assert (tmp_path / f"{workload}-120x200.yaml").read_text().startswith("apiVersion: v1\nitems:\n- ")
+
+
+def test_scheduler_perf_families_run(tmp_path: Path) -> None:
+    rows = run(tmp_path, "--workload", "all", "--scale", "0.004", "--formats", "json")
+    names = [r[0] for r in rows]
+    assert names == ["SchedulingBasic", "SchedulingNodeAffinity", "TopologySpreading", "SchedulingPodAntiAffinity",
+                     "SchedulingPodAffinity", "SchedulingPreferredPodAffinity", "PreemptionBasic",
+                     "SchedulingCSIPVs", "DaemonSetScale"]
+    for row in rows:
+        assert int(row[9]) == int(row[2]), row  # every measured pod is placed (preemption included)
