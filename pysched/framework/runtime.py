@@ -291,7 +291,13 @@ class Framework:
             if st is not None and st.code != Code.Success:
                 return out, Status(Code.Error, error=f'running Score plugins: plugin "{name}" '
                                                      f'failed with: {st.message()}').with_plugin(name)
-            if p.HAS_NORMALIZE:
+            fast_normalize = getattr(p, "normalize_values", None) if p.HAS_NORMALIZE and self.handle.batched else None
+            if fast_normalize is not None:  # the same normalization on plain values (batched path)
+                try:
+                    values = fast_normalize(state, pod, values)
+                except Exception as exc:  # noqa: BLE001
+                    return out, plugin_fault(name, "NormalizeScore", pod, exc)
+            elif p.HAS_NORMALIZE:
                 scores = [NodeScore(n.name, v) for n, v in zip(nodes, values, strict=True)]
                 try:
                     st = p.normalize_score(state, pod, scores)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from pysched.framework.cycle_state import CycleState
 from pysched.framework.interface import MAX_NODE_SCORE, Handle, ScorePlugin
 from pysched.framework.status import Status
 from pysched.model.objects import Pod
 from pysched.plugins.helper import go_div
+from pysched.snapshot.columns import feasible_rows
 from pysched.snapshot.nodeinfo import ImageState, NodeInfo
 
 NAME = "ImageLocality"
@@ -66,6 +69,19 @@ class ImageLocality(ScorePlugin):
             return [0] * len(nodes), None
         names = [normalized_image_name(c.image) for c in pod.init_containers + pod.containers]
         count = len(names)
+        rows = feasible_rows(state, nodes)
+        if rows is not None:  # the fast path: node images never change, so once per image list
+            cols, idx = rows
+            key = (NAME, tuple(names), total)
+            scores = cols.masks.get(key)
+            if scores is None:
+                scores = np.array(self._scores(cols.infos, names, count, total), dtype=np.int64)
+                cols.masks[key] = scores
+            return scores[idx].tolist(), None
+        return self._scores(nodes, names, count, total), None
+
+    @staticmethod
+    def _scores(nodes: list[NodeInfo], names: list[str], count: int, total: int) -> list[int]:
         out = []
         for node in nodes:
             images = node.image_states
@@ -76,7 +92,7 @@ class ImageLocality(ScorePlugin):
                     if st is not None:
                         s += scaled_image_score(st, total)
             out.append(calculate_priority(s, count))
-        return out, None
+        return out
 
 
 PLUGIN = ImageLocality

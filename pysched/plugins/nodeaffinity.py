@@ -27,6 +27,7 @@ from pysched.model.objects import Pod
 from pysched.plugins.helper import (
     decode_plugin_args,
     default_normalize_score,
+    default_normalize_values,
     pod_matches_node_selector_and_affinity,
 )
 from pysched.snapshot.nodeinfo import NodeInfo
@@ -196,6 +197,9 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin):
         if terms is not None:
             count += preferred_score(terms, node)
         return count, None
+
+    def normalize_values(self, state: CycleState, pod: Pod, values: list[int]) -> list[int]:
+        return default_normalize_values(MAX_NODE_SCORE, False, values)
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
         default_normalize_score(MAX_NODE_SCORE, False, scores)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from pysched.framework.cycle_state import CycleState
 from pysched.framework.interface import (
     MAX_NODE_SCORE,
@@ -13,7 +15,8 @@ from pysched.framework.interface import (
 )
 from pysched.framework.status import Status
 from pysched.model.objects import Pod
-from pysched.plugins.helper import default_normalize_score, find_untolerated_taint
+from pysched.plugins.helper import default_normalize_score, default_normalize_values, find_untolerated_taint
+from pysched.snapshot.columns import feasible_rows
 from pysched.snapshot.nodeinfo import NodeInfo
 
 NAME = "TaintToleration"
@@ -50,6 +53,24 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin):
             if not any(t.tolerates(taint) for t in prefer):
                 count += 1
         return count, None
+
+    def score_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> tuple[list[int], Status | None]:
+        """On the fast path: the counts depend only on the node's taints and the pod's tolerations, so they
+        are counted once per toleration shape over every node and looked up by row."""
+        prefer = state.read(_STATE_KEY)
+        rows = feasible_rows(state, nodes)
+        if prefer is None or rows is None:
+            return ScorePlugin.score_nodes(self, state, pod, nodes)
+        cols, idx = rows
+        key = (NAME, "score", repr(prefer))
+        counts = cols.masks.get(key)
+        if counts is None:
+            counts = np.fromiter((self.score(state, pod, ni)[0] for ni in cols.infos), dtype=np.int64, count=cols.n)
+            cols.masks[key] = counts
+        return counts[idx].tolist(), None
+
+    def normalize_values(self, state: CycleState, pod: Pod, values: list[int]) -> list[int]:
+        return default_normalize_values(MAX_NODE_SCORE, True, values)
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
         default_normalize_score(MAX_NODE_SCORE, True, scores)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from pysched.apimachinery import format_go_duration
 from pysched.framework.cycle_state import CycleState
 from pysched.framework.extender import (
@@ -22,6 +24,7 @@ from pysched.framework.status import Code, Status
 from pysched.model.objects import Pod
 from pysched.plugins.dynamicresources import TRACE_KEY as DRA_ALLOCATION_KEY
 from pysched.plugins.volumebinding import TRACE_KEY as VOLUME_BINDING_KEY
+from pysched.scheduler.fastfilter import find_feasible
 from pysched.scheduler.trace import CycleTrace, Outcome
 from pysched.snapshot.cluster import ClusterState
 from pysched.snapshot.nodeinfo import NodeInfo
@@ -237,9 +240,13 @@ class Scheduler:
         start = self.next_start_node_index
         if not fwk.filter:
             return [nodes[(start + i) % n] for i in range(min(to_find, n))], None
+        has_nominations = bool(self.state.nominated)
+        if fwk.handle.batched and not has_nominations and nodes is self.state.node_infos:
+            fast = find_feasible(fwk, self.state, state, pod, statuses, start, to_find)
+            if fast is not None:
+                return fast, None
         feasible: list[NodeInfo] = []
         run = fwk.run_filter_with_nominated
-        has_nominations = bool(self.state.nominated)
         run_plain = fwk.run_filter
         for i in range(n):
             ni = nodes[(start + i) % n]
@@ -263,6 +270,8 @@ class Scheduler:
         if st is not None:
             return st
         names = [ni.name for ni in feasible]
+        if fwk.handle.batched and not self.extenders and not keep:  # the same sums and choice as arrays
+            return self._select_host_batched(names, per_plugin, bool(fwk.score))
         totals = [0] * len(feasible)
         for node_scores in per_plugin.values():
             for i, v in enumerate(node_scores):
@@ -284,6 +293,18 @@ class Scheduler:
         if not fwk.score and not self.extenders:
             totals = [1] * len(feasible)
         return self._select_host([NodeScore(n, t) for n, t in zip(names, totals, strict=True)])
+
+    def _select_host_batched(self, names: list[str], per_plugin: dict[str, list[int]], scored: bool) -> str:
+        if scored:
+            totals = np.zeros(len(names), dtype=np.int64)
+            for node_scores in per_plugin.values():
+                totals += np.asarray(node_scores, dtype=np.int64)
+            tied = sorted(names[i] for i in np.flatnonzero(totals == totals.max()).tolist())
+        else:
+            tied = sorted(names)  # every node scores 1
+        if self.options.tie_break == "random":
+            return self.options.rng.choice(tied)
+        return tied[0]
 
     def _select_host(self, totals: list[NodeScore]) -> str:
         best = max(t.score for t in totals)

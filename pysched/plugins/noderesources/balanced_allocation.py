@@ -18,6 +18,7 @@ from pysched.plugins.noderesources.resource_allocation import (
     balanced_scorer,
     is_best_effort,
 )
+from pysched.snapshot.columns import feasible_rows
 from pysched.snapshot.nodeinfo import NodeInfo
 
 NAME = "NodeResourcesBalancedAllocation"
@@ -61,7 +62,7 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin):
                 return [0] * len(nodes), None
         if not self.scorer.resources:
             return [], Status.as_error("resources not found")
-        return self.scorer.score_nodes(nodes, pod_requests), None
+        return self.scorer.score_nodes(nodes, pod_requests, feasible_rows(state, nodes)), None
 
 
 PLUGIN = BalancedAllocation

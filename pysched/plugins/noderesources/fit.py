@@ -31,6 +31,7 @@ from pysched.plugins.noderesources.resource_allocation import (
     most_allocated_scorer,
     requested_to_capacity_ratio_scorer,
 )
+from pysched.snapshot.columns import feasible_rows
 from pysched.snapshot.nodeinfo import NodeInfo
 
 NAME = "NodeResourcesFit"
@@ -177,7 +178,7 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin):
             pod_requests = self.scorer.pod_requests(pod)
         if not self.scorer.resources:
             return [], Status.as_error("resources not found")
-        return self.scorer.score_nodes(nodes, pod_requests), None
+        return self.scorer.score_nodes(nodes, pod_requests, feasible_rows(state, nodes)), None
 
 
 PLUGIN = Fit

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
 
 from pysched.framework.interface import MAX_NODE_SCORE
 from pysched.framework.status import Status
@@ -20,6 +23,9 @@ from pysched.model.quantity import milli_to_value
 from pysched.model.resources import CPU, EPHEMERAL, MEMORY, NON_ZERO_DEFAULTS, is_scalar
 from pysched.plugins.helper import go_div, go_round
 from pysched.snapshot.nodeinfo import NodeInfo
+
+if TYPE_CHECKING:
+    from pysched.snapshot.columns import NodeColumns
 
 #: upstream ``config.MaxCustomPriorityScore``: shape scores are given on a 0..10 scale
 MAX_CUSTOM_PRIORITY_SCORE = 10
@@ -99,8 +105,10 @@ class ResourceAllocationScorer:
         return self.scorer(requested, allocatable), None
 
 
-    def score_nodes(self, nodes: Sequence[NodeInfo], pod_requests: Sequence[int]) -> list[int]:
-        """``score`` over many nodes: the per-resource lookups are resolved once, not per node."""
+    def score_nodes(self, nodes: Sequence[NodeInfo], pod_requests: Sequence[int],
+                    rows: tuple[NodeColumns, np.ndarray] | None = None) -> list[int]:
+        """``score`` over many nodes: the per-resource lookups are resolved once, not per node; with
+        ``rows`` (the nodes' rows in the node columns) the default configurations are array operations."""
         n = len(self.resources)
         plan = []  # (index, kind, scalar name, pod request)
         for i, name in enumerate(self.resources):
@@ -113,8 +121,12 @@ class ResourceAllocationScorer:
         scorer = self.scorer
         if plan and all(kind < 2 for _, kind, _, _ in plan):
             if self.name == "LeastAllocated":
+                if rows is not None:
+                    return self._least_allocated_columns(rows[0], rows[1], plan)
                 return self._least_allocated_cpu_memory(nodes, plan)
             if scorer is balanced_scorer:
+                if rows is not None and len(plan) == 2:
+                    return self._balanced_columns(rows[0], rows[1], plan)
                 return self._balanced_cpu_memory(nodes, plan)
         out = []
         for node in nodes:
@@ -157,6 +169,36 @@ class ResourceAllocationScorer:
                     weight_sum += w
             out.append(go_div(total, weight_sum) if weight_sum else 0)
         return out
+
+    # The same steps as arrays over the node columns (int64 for the integer steps, float64 where the
+    # scalar code uses Python floats): identical results, one pass per resource instead of per node.
+    def _least_allocated_columns(self, cols: NodeColumns, rows: np.ndarray, plan: list) -> list[int]:
+        total = np.zeros(len(rows), dtype=np.int64)
+        weight_sum = np.zeros(len(rows), dtype=np.int64)
+        for i, kind, _, pr in plan:
+            w = self.weights[i]
+            a = (cols.alloc_cpu if kind == 0 else cols.alloc_mem)[rows]
+            r = (cols.nz_cpu if kind == 0 else cols.nz_mem)[rows] + pr
+            has = a != 0
+            safe = np.where(has, a, 1)
+            part = np.where(r > a, 0, (a - r) * MAX_NODE_SCORE // safe)
+            total += np.where(has, part * w, 0)
+            weight_sum += np.where(has, w, 0)
+        ws = np.where(weight_sum > 0, weight_sum, 1)
+        quotient = np.where(total < 0, -((-total) // ws), total // ws)  # Go's division truncates
+        return np.where(weight_sum > 0, quotient, 0).tolist()
+
+    def _balanced_columns(self, cols: NodeColumns, rows: np.ndarray, plan: list) -> list[int]:
+        fractions = []
+        for _, kind, _, pr in plan:
+            a = (cols.alloc_cpu if kind == 0 else cols.alloc_mem)[rows]
+            r = (cols.req_cpu if kind == 0 else cols.req_mem)[rows] + pr
+            has = a != 0
+            f = r.astype(np.float64) / np.where(has, a, 1).astype(np.float64)
+            fractions.append((np.where(f > 1, 1.0, f), has))
+        (f0, h0), (f1, h1) = fractions
+        std = np.where(h0 & h1, np.abs((f0 - f1) / 2), 0.0)
+        return ((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64).tolist()
 
     def _balanced_cpu_memory(self, nodes: Sequence[NodeInfo], plan: list) -> list[int]:
         steps = [(kind == 0, pr) for _, kind, _, pr in plan]

@@ -1,0 +1,80 @@
+"""Node columns: the numbers the common Filter and Score plugins read, one numpy array per quantity with
+one row per node of a ``ClusterState`` (in ``node_infos`` order), for the batched (fast) path.
+
+Rows follow the cluster: the nodes named in ``ClusterState.change_log`` since the last refresh are read
+again from their ``NodeInfo`` (binding and preemption are the only changes the real node infos see;
+preemption's dry runs work on clones). Per-pod-shape masks of plugins whose verdict depends only on the
+pod's shape and the node object (taints, labels, cordon) are cached here too, keyed by the plugin and a
+signature of what it reads from the pod; a new ``ClusterState`` (an edited cluster) gets new columns.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from pysched.snapshot.cluster import ClusterState
+    from pysched.snapshot.nodeinfo import NodeInfo
+
+ROWS_KEY = "pysched/feasible-rows"  # CycleState: (the feasible list, its rows, the columns)
+
+
+class NodeColumns:
+    def __init__(self, state: ClusterState) -> None:
+        infos = state.node_infos
+        self.infos = infos
+        self.n = len(infos)
+        self.index = {ni.name: i for i, ni in enumerate(infos)}
+        z = np.zeros(self.n, dtype=np.int64)
+        self.alloc_cpu, self.alloc_mem, self.alloc_eph, self.alloc_pods = z.copy(), z.copy(), z.copy(), z.copy()
+        self.req_cpu, self.req_mem, self.req_eph, self.num_pods = z.copy(), z.copy(), z.copy(), z.copy()
+        self.nz_cpu, self.nz_mem = z.copy(), z.copy()
+        for i, ni in enumerate(infos):
+            a = ni.allocatable
+            self.alloc_cpu[i], self.alloc_mem[i], self.alloc_eph[i] = a.milli_cpu, a.memory, a.ephemeral_storage
+            self.alloc_pods[i] = a.allowed_pod_number
+            self._read(i, ni)
+        self.log_pos = len(state.change_log)
+        self.masks: dict[tuple[Any, ...], np.ndarray] = {}
+
+    def _read(self, i: int, ni: NodeInfo) -> None:
+        r = ni.requested
+        self.req_cpu[i], self.req_mem[i], self.req_eph[i] = r.milli_cpu, r.memory, r.ephemeral_storage
+        self.num_pods[i] = len(ni.pods)
+        nz = ni.non_zero_requested
+        self.nz_cpu[i], self.nz_mem[i] = nz.milli_cpu, nz.memory
+
+    def refresh(self, state: ClusterState) -> None:
+        log = state.change_log
+        if self.log_pos < len(log):
+            index = self.index
+            for name in set(log[self.log_pos:]):
+                i = index.get(name)
+                if i is not None:
+                    self._read(i, self.infos[i])
+            self.log_pos = len(log)
+
+    def rows_of(self, nodes: list[NodeInfo]) -> np.ndarray:
+        index = self.index
+        return np.fromiter((index[ni.name] for ni in nodes), dtype=np.int64, count=len(nodes))
+
+
+def columns_for(state: ClusterState) -> NodeColumns:
+    """The state's columns, built on first use and brought up to date."""
+    cols: NodeColumns | None = getattr(state, "_pysched_columns", None)
+    if cols is None or cols.infos is not state.node_infos or cols.n != len(state.node_infos):
+        cols = NodeColumns(state)
+        state._pysched_columns = cols  # type: ignore[attr-defined]
+    else:
+        cols.refresh(state)
+    return cols
+
+
+def feasible_rows(state: Any, nodes: list[NodeInfo]) -> tuple[NodeColumns, np.ndarray] | None:
+    """The columns and rows of ``nodes`` when they are the feasible list the fast filter found."""
+    hit = state.read(ROWS_KEY) if state is not None else None
+    if hit is None or hit[0] is not nodes or len(hit[1]) != len(nodes):
+        return None
+    return hit[2], hit[1]
