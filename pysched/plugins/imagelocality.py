@@ -70,13 +70,16 @@ class ImageLocality(ScorePlugin):
         names = [normalized_image_name(c.image) for c in pod.init_containers + pod.containers]
         count = len(names)
         rows = feasible_rows(state, nodes)
-        if rows is not None:  # the fast path: node images never change, so once per image list
+        if rows is not None:  # the fast path: node images never change, so each node once per image list
             cols, idx = rows
             key = (NAME, tuple(names), total)
             scores = cols.masks.get(key)
             if scores is None:
-                scores = np.array(self._scores(cols.infos, names, count, total), dtype=np.int64)
-                cols.masks[key] = scores
+                scores = cols.masks[key] = np.full(cols.n, -1, dtype=np.int64)  # -1: not computed yet
+            todo = idx[scores[idx] < 0]
+            if len(todo):
+                infos = cols.infos
+                scores[todo] = self._scores([infos[i] for i in todo.tolist()], names, count, total)
             return scores[idx].tolist(), None
         return self._scores(nodes, names, count, total), None
 

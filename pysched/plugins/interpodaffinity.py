@@ -470,7 +470,7 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             agg_key = (incoming_table is not None and (
                 tuple((_term_sig(t), t.weight) for t in pref), tuple((_term_sig(t), t.weight) for t in pref_anti)),
                 pod.namespace, frozenset(pod.labels.items()), frozenset(ns_labels.items()), hard)
-            topology_score = self._topology_scores(agg_key, contribution)
+            topology_score = self._topology_scores(agg_key, contribution, incoming_table is not None)
         else:
             topology_score = {}
             if not has_constraints:
@@ -484,17 +484,20 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         state.write(PRE_SCORE_STATE_KEY, PreScoreState(topology_score))
         return None
 
-    def _topology_scores(self, key: Hashable,
-                         contribution: Callable[[NodeInfo], list[tuple[str, str, int]]]) -> dict[str, dict[str, int]]:
+    def _topology_scores(self, key: Hashable, contribution: Callable[[NodeInfo], list[tuple[str, str, int]]],
+                         incoming: bool = True) -> dict[str, dict[str, int]]:
         """The cluster-wide score map, kept across cycles: only nodes named in ``change_log`` since the
-        last use are recounted (upstream sums every node every cycle; the numbers are the same)."""
+        last use are recounted (upstream sums every node every cycle; the numbers are the same). A new
+        map asks only the nodes that can contribute: those with pods, when the incoming pod has terms
+        (``incoming``), else those with pods that have affinity terms."""
         cluster = self.handle.snapshot  # type: ignore[union-attr]
         log = cluster.change_log
         entry = self._aggregates.get(key)
         if entry is None:
             entry = _TopologyAggregate()
             for ni in cluster.node_infos:
-                entry.apply(ni.name, contribution(ni))
+                if ni.pods_with_affinity or (incoming and ni.pods):  # the others contribute nothing
+                    entry.apply(ni.name, contribution(ni))
             self._aggregates[key] = entry
             if len(self._aggregates) > _MAX_AGGREGATES:
                 self._aggregates.popitem(last=False)

@@ -55,8 +55,8 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin):
         return count, None
 
     def score_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> tuple[list[int], Status | None]:
-        """On the fast path: the counts depend only on the node's taints and the pod's tolerations, so they
-        are counted once per toleration shape over every node and looked up by row."""
+        """On the fast path: the counts depend only on the node's taints and the pod's tolerations, so each
+        node is counted once per toleration shape and looked up by row."""
         prefer = state.read(_STATE_KEY)
         rows = feasible_rows(state, nodes)
         if prefer is None or rows is None:
@@ -65,8 +65,11 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin):
         key = (NAME, "score", repr(prefer))
         counts = cols.masks.get(key)
         if counts is None:
-            counts = np.fromiter((self.score(state, pod, ni)[0] for ni in cols.infos), dtype=np.int64, count=cols.n)
-            cols.masks[key] = counts
+            counts = cols.masks[key] = np.full(cols.n, -1, dtype=np.int64)  # -1: not counted yet
+        todo = idx[counts[idx] < 0]
+        if len(todo):
+            infos = cols.infos
+            counts[todo] = [self.score(state, pod, infos[i])[0] for i in todo.tolist()]
         return counts[idx].tolist(), None
 
     def normalize_values(self, state: CycleState, pod: Pod, values: list[int]) -> list[int]:

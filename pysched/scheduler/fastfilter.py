@@ -57,6 +57,10 @@ def _shape_mask(p: object, state: CycleState, pod: Pod, cols: NodeColumns, sig: 
     key = (id(p), sig)
     mask = cols.masks.get(key)
     if mask is None:
+        seen = ("seen", key)
+        if seen not in cols.masks:  # a shape seen once runs per node on the window: a mask over every
+            cols.masks[seen] = True  # node pays off only for shapes that come back
+            return None
         if len(cols.masks) > 4096:
             cols.masks.clear()
         f = p.filter  # type: ignore[attr-defined]
