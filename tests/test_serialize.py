@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from pysched.report.serialize import to_json
 

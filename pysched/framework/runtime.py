@@ -295,7 +295,7 @@ class Framework:
             if fast_normalize is not None:  # the same normalization on plain values (batched path)
                 try:
                     values = fast_normalize(state, pod, values)
-                except Exception as exc:  # noqa: BLE001
+                except Exception as exc:
                     return out, plugin_fault(name, "NormalizeScore", pod, exc)
             elif p.HAS_NORMALIZE:
                 scores = [NodeScore(n.name, v) for n, v in zip(nodes, values, strict=True)]

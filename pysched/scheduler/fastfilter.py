@@ -57,17 +57,17 @@ def _shape_mask(p: object, state: CycleState, pod: Pod, cols: NodeColumns, sig: 
     key = (id(p), sig)
     mask = cols.masks.get(key)
     if mask is None:
-        seen = ("seen", key)
-        if seen not in cols.masks:  # a shape seen once runs per node on the window: a mask over every
-            cols.masks[seen] = True  # node pays off only for shapes that come back
+        if key not in cols.seen:  # a shape seen once runs per node on the window: a mask over every
+            cols.seen.add(key)  # node pays off only for shapes that come back
             return None
         if len(cols.masks) > 4096:
             cols.masks.clear()
+            cols.seen.clear()
         f = p.filter  # type: ignore[attr-defined]
         try:
             mask = np.fromiter(((st := f(state, pod, ni)) is None or st.code == Code.Success for ni in cols.infos),
                                dtype=bool, count=cols.n)
-        except Exception:  # noqa: BLE001 - the per-node loop reports the fault
+        except Exception:
             return None
         cols.masks[key] = mask
     return mask
@@ -102,7 +102,7 @@ def _run_subset(plugins: list, state: CycleState, pod: Pod, node: NodeInfo) -> S
     for p in plugins:
         try:
             st = p.filter(state, pod, node)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             return plugin_fault(p.name, "Filter", pod, exc, node.name)
         if st is not None and st.code != Code.Success:
             if st.code not in _REJECTED:

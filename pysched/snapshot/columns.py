@@ -38,6 +38,7 @@ class NodeColumns:
             self._read(i, ni)
         self.log_pos = len(state.change_log)
         self.masks: dict[tuple[Any, ...], np.ndarray] = {}
+        self.seen: set[tuple[Any, ...]] = set()  # pod shapes met once (their masks are built the second time)
 
     def _read(self, i: int, ni: NodeInfo) -> None:
         r = ni.requested

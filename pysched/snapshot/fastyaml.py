@@ -22,13 +22,16 @@ error of ``yaml_rs`` (e.g. a duplicate key, which PyYAML accepts) does the same.
 
 from __future__ import annotations
 
+import importlib
 import math
 import re
+from typing import Any
 
 import yaml
 
+yaml_rs: Any
 try:
-    import yaml_rs
+    yaml_rs = importlib.import_module("yaml_rs")
 except ImportError:  # pragma: no cover - optional speed-up
     yaml_rs = None
 
@@ -47,11 +50,14 @@ _Word = tuple[bool, object, object]  # (read alike, yaml_rs's value, PyYAML's va
 _words: dict[str, _Word] = {}  # cache across files (cleared when large)
 
 
-class _Loader(yaml.CSafeLoader):  # the project's reading of timestamps: they stay strings
+_Base: Any = yaml.CSafeLoader  # the stubs type the C loader apart from its constructor
+
+
+class _Loader(_Base):  # the project's reading of timestamps: they stay strings
     pass
 
 
-_Loader.add_constructor("tag:yaml.org,2002:timestamp", yaml.CSafeLoader.construct_yaml_str)
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _Base.construct_yaml_str)
 
 
 def available() -> bool:
@@ -87,7 +93,7 @@ def read_block_yaml(text: str, *, force: bool = False) -> list[tuple[object, int
             continue
         try:
             obj = yaml_rs.loads(chunk, parse_datetime=False)
-        except Exception:  # noqa: BLE001 - any refusal: PyYAML reads it and says what is wrong
+        except Exception:
             return None
         docs.append((_fix(obj, fixes) if fixes else obj, line + (first or 0)))
     return docs
@@ -140,12 +146,12 @@ def _judge(word: str) -> _Word:
     if not _KEYWORDS.fullmatch(word) and _STRING.match(word):
         return True, word, word
     try:
-        theirs = yaml.load(word, Loader=_Loader)  # noqa: S506 - a safe loader
+        theirs = yaml.load(word, Loader=_Loader)
     except yaml.YAMLError:
         return False, None, None
     try:
         ours = yaml_rs.loads(word, parse_datetime=False)
-    except Exception:  # noqa: BLE001
+    except Exception:
         return False, None, None
     if type(ours) is not type(theirs):
         return False, ours, theirs
@@ -162,7 +168,7 @@ def _fix(obj: object, fixes: dict[tuple[type, object], str]) -> object:
     stack = [obj]
     while stack:
         v = stack.pop()
-        pairs = v.items() if type(v) is dict else enumerate(v)  # type: ignore[attr-defined]
+        pairs: Any = v.items() if isinstance(v, dict) else enumerate(v)  # type: ignore[arg-type]
         changed = []
         for k, x in pairs:
             t = type(x)
