@@ -329,6 +329,90 @@ def families(scale: float) -> dict[str, tuple[int, int, Callable[[], list[dict]]
     }
 
 
+# ================================================================================ every family at once
+# generate_all: the differential test's clusters (tests/test_differential.py): every family on one cluster,
+# priorities and preemption included.
+PRIORITIES = [("low", 0), ("medium", 1000), ("high", 100000)]
+
+
+def node_all(i: int, rng: random.Random) -> dict:
+    """A node of the ``all`` workload: zones, pools, a few taints, cordons, images, small pod limits."""
+    d = node(i, rng, True)
+    d["status"]["allocatable"] = d["status"]["capacity"] = {
+        "cpu": rng.choice(["2", "4", "8"]), "memory": rng.choice(["8Gi", "16Gi"]),
+        "pods": rng.choice(["6", "10", "110"]), "example.com/gpu": rng.choice(["0", "0", "2"])}
+    if i % 7 == 3:
+        d["spec"].setdefault("taints", []).append({"key": "spot", "value": "true", "effect": "PreferNoSchedule"})
+    if i % 31 == 5:
+        d["spec"]["unschedulable"] = True
+    d["status"]["images"] = [{"names": [f"registry.example.com/{a}:1.{v}"], "sizeBytes": 200_000_000 + 50_000_000 * v}
+                             for a in rng.sample(APPS, 2) for v in range(2)]
+    return d
+
+
+def pod_all(i: int, rng: random.Random, node_name: str | None) -> dict:
+    """A pod of the ``all`` workload: the ``mixed`` families plus priorities (running pods low, pending
+    pods of every class, so pending pods preempt), required pod (anti-)affinity, host ports, GPUs,
+    pods without requests, scheduling gates and pods pinned by nodeName."""
+    d = pod(i, rng, True, node_name)
+    spec, meta = d["spec"], d["metadata"]
+    app = meta["labels"]["app"]
+    cls, _ = PRIORITIES[0] if node_name and rng.random() < 0.7 else rng.choice(PRIORITIES)
+    spec["priorityClassName"] = cls
+    res = spec["containers"][0]["resources"]
+    kind = rng.randrange(12)
+    if kind == 0:
+        del spec["containers"][0]["resources"]  # no requests: counts only against the pod limit
+    elif kind == 1:
+        res["requests"]["example.com/gpu"] = "1"
+        res["limits"] = {"example.com/gpu": "1"}
+    elif kind == 2:
+        spec["containers"][0]["ports"] = [{"containerPort": 8080, "hostPort": 8080 + i % 3}]
+    elif kind == 3 and not node_name:
+        spec["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+            "topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": app}}}]}}
+    elif kind == 4 and not node_name:
+        spec["affinity"] = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+            "topologyKey": "topology.kubernetes.io/zone", "labelSelector": {"matchLabels": {"app": "db"}}}]}}
+    elif kind == 5:
+        spec["topologySpreadConstraints"] = [{"maxSkew": 2, "topologyKey": "kubernetes.io/hostname",
+                                              "whenUnsatisfiable": "ScheduleAnyway",
+                                              "labelSelector": {"matchLabels": {"app": app}}}]
+    elif kind == 6 and not node_name:
+        spec["nodeSelector"] = {"pool": rng.choice(["compute", "memory"])}
+    elif kind == 7 and not node_name and i % 5 == 0:
+        spec["schedulingGates"] = [{"name": "example.com/wait"}]
+    elif kind == 8 and not node_name:
+        spec["preemptionPolicy"] = "Never"
+    return d
+
+
+def pdbs_all(rng: random.Random) -> list[dict]:
+    return [{"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+             "metadata": {"name": f"pdb-{app}", "namespace": "default"},
+             "spec": {"selector": {"matchLabels": {"app": app}}, "maxUnavailable": 1},
+             "status": {"disruptionsAllowed": rng.choice([0, 1, 3]), "currentHealthy": 10, "desiredHealthy": 9,
+                        "expectedPods": 10}} for app in APPS[:4]]
+
+
+def generate_all(nodes: int, pods: int, running: int, seed: int) -> dict:
+    """Every family the scheduler knows about on one cluster, full enough that pending pods preempt."""
+    rng = random.Random(seed)
+    items: list[dict] = [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": n},
+                          "value": v} for n, v in PRIORITIES]
+    items += pdbs_all(rng)
+    items += [node_all(i, rng) for i in range(nodes)]
+    for i in range(running):
+        items.append(pod_all(i, rng, f"node-{rng.randrange(nodes):05d}"))
+    for i in range(running, running + pods):
+        p = pod_all(i, rng, None)
+        if i % 41 == 0:
+            p["spec"]["nodeName"] = f"node-{rng.randrange(nodes):05d}"  # pinned: bound by the API, not scheduled
+            p["status"] = {"phase": "Running"}
+        items.append(p)
+    return {"apiVersion": "v1", "kind": "List", "items": items}
+
+
 # ================================================================================ running
 
 def write(items: list[dict], path: str, fmt: str) -> str:

@@ -22,6 +22,7 @@ from pysched.cli.options import (
     DEFAULT_MAX_FILE_SIZE,
     ContextOption,
     DebugOption,
+    EvaluateAllNodesOption,
     FilenameOption,
     KubeconfigOption,
     MaxFileSizeOption,
@@ -63,6 +64,7 @@ def register(app: typer.Typer) -> None:
         output: OutputOption = Output.table,
         tie_break: TieBreakOption = TieBreak.name,
         seed: SeedOption = 0,
+        evaluate_all_nodes: EvaluateAllNodesOption = False,
         table_format: TableFormatOption = TableFormat.auto,
         no_color: NoColorOption = False,
         max_rows: Annotated[int, typer.Option(
@@ -102,7 +104,7 @@ def register(app: typer.Typer) -> None:
             snap_a = list(filename or []) or ["live cluster" + (f" ({context})" if context else "")]
             snap_b = list(snapshot_b) if snapshot_b else snap_a
             ra, rb = simulate_pair(cluster_a, cfg_a, cluster_b, cfg_b, registry, tie_break.value, seed,
-                                   quiet=quiet)
+                                   quiet=quiet, evaluate_all_nodes=evaluate_all_nodes)
             view = build_diff(ra, rb, config_a=names[0], config_b=names[1], snapshot_a=snap_a, snapshot_b=snap_b)
             blocks = build_diff_document(view, max_rows=max_rows)
             emit(output, lambda: diff_data(view), lambda: blocks, table_format, no_color)
@@ -116,8 +118,8 @@ def register(app: typer.Typer) -> None:
 
 
 def simulate_pair(cluster_a: Cluster, cfg_a: SchedulerConfig, cluster_b: Cluster, cfg_b: SchedulerConfig,
-                  registry: Registry, tie_break: str = "name", seed: int = 0, quiet: bool = True
-                  ) -> tuple[SimulationResult, SimulationResult]:
+                  registry: Registry, tie_break: str = "name", seed: int = 0, quiet: bool = True,
+                  evaluate_all_nodes: bool = False) -> tuple[SimulationResult, SimulationResult]:
     """``scheduler.paired.simulate_pair`` with the command's progress bar."""
     return paired.simulate_pair(cluster_a, cfg_a, cluster_b, cfg_b, registry, tie_break, seed,
-                                progress=lambda: progress_bar(quiet))
+                                progress=lambda: progress_bar(quiet), evaluate_all_nodes=evaluate_all_nodes)

@@ -30,6 +30,7 @@ from pysched.cli.options import (
     ConfigOption,
     ContextOption,
     DebugOption,
+    EvaluateAllNodesOption,
     FilenameOption,
     KubeconfigOption,
     MaxFileSizeOption,
@@ -130,6 +131,7 @@ def register(app: typer.Typer) -> None:
                                                      "verdicts grouped).")] = False,
         tie_break: TieBreakOption = TieBreak.name,
         seed: SeedOption = 0,
+        evaluate_all_nodes: EvaluateAllNodesOption = False,
         table_format: TableFormatOption = TableFormat.auto,
         no_color: NoColorOption = False,
         max_rows: Annotated[int, typer.Option(
@@ -159,7 +161,7 @@ def register(app: typer.Typer) -> None:
             cfg = effective_config(config, registry, cluster, quiet)
             target = resolve_pod(cluster, pod, namespace)
             check_pending(target, {p.scheduler_name for p in cfg.profiles})
-            opts = SimulationOptions(tie_break=tie_break.value, seed=seed)
+            opts = SimulationOptions(tie_break=tie_break.value, seed=seed, evaluate_all_nodes=evaluate_all_nodes)
             with progress_bar(quiet) as progress:
                 e = explain_pod(cluster, cfg, registry, target.key, opts, progress)
             blocks = build_explain_document(e, all_nodes=all_nodes, max_rows=max_rows)

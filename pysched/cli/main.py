@@ -30,6 +30,7 @@ from pysched.cli.options import (
     ConfigOption,
     ContextOption,
     DebugOption,
+    EvaluateAllNodesOption,
     KubeconfigOption,
     MaxFileSizeOption,
     NoColorOption,
@@ -76,6 +77,7 @@ def simulate(
     pod: Annotated[list[str] | None, typer.Option("--pod", metavar="NS/NAME", help="Trace only these pods (ns/name).")] = None,
     tie_break: TieBreakOption = TieBreak.name,
     seed: SeedOption = 0,
+    evaluate_all_nodes: EvaluateAllNodesOption = False,
     table_format: Annotated[TableFormat, typer.Option(
         "--format", help="Tables of -o table: rich (boxes, bars, colour), plain (text), github (markdown); "
                          "auto: rich on a terminal, else plain.")] = TableFormat.auto,
@@ -129,7 +131,8 @@ def simulate(
         auto_trace = not trace and (bool(annotate) or (
             bool(report) and pending * max(len(cluster.nodes), 1) <= REPORT_TRACE_LIMIT))
         opts = SimulationOptions(tie_break=tie_break.value, seed=seed, trace=trace or auto_trace,
-                                 trace_pods=set(pod) if pod and trace else None, fail_fast=fail_fast)
+                                 trace_pods=set(pod) if pod and trace else None, fail_fast=fail_fast,
+                                 evaluate_all_nodes=evaluate_all_nodes)
         sim = Simulation(cluster, cfg, registry, opts)
         with progress_bar(quiet) as progress:
             result = sim.run(progress=progress)

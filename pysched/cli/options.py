@@ -34,6 +34,9 @@ ConfigOption = Annotated[str | None, typer.Option("--config", metavar="FILE", he
 PluginDirOption = Annotated[list[str] | None, typer.Option("--plugin-dir", metavar="DIR", help=PLUGIN_DIR_HELP)]
 TieBreakOption = Annotated[TieBreak, typer.Option("--tie-break", help="Host tie-break.")]
 SeedOption = Annotated[int, typer.Option("--seed", metavar="N", help="Seed for --tie-break random.")]
+EVALUATE_ALL_NODES_HELP = ("Filter every node: placements that do not depend on the order nodes are examined in "
+                           "(default: stop as kube-scheduler does, once percentageOfNodesToScore of them fit).")
+EvaluateAllNodesOption = Annotated[bool, typer.Option("--evaluate-all-nodes", help=EVALUATE_ALL_NODES_HELP)]
 
 # output
 OutputOption = Annotated[Output, typer.Option("-o", "--output", help="Output format.")]

@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from pysched.framework.cycle_state import CycleState
 from pysched.framework.extender import Victims, call_extenders_for_preemption
+from pysched.framework.gosort import go_sort_slice
 from pysched.framework.interface import (
     Handle,
     NodeToStatus,
@@ -42,11 +44,20 @@ class PreemptionDetails:
     node_statuses: dict[str, Status] = field(default_factory=dict)
     chosen: str = ""
     tied: list[str] = field(default_factory=list)
+    bound_here: frozenset[str] = frozenset()  # the victims the simulation had bound (no start time)
 
 
-def start_time(pod: Pod) -> float:
-    """A pod's start time; running pods without one use their creation time, others count as now."""
-    t = parse_time(pod.start_time) or parse_time(pod.meta.creation)
+def start_time(pod: Pod, bound_here: Collection[str] = ()) -> float:
+    """Upstream ``GetPodStartTime``: ``status.startTime``, else "now" (later than any recorded time).
+    Running pods of the snapshot without one use their creation time, as the reference admitted them;
+    pods the simulation bound (``bound_here``) never started, so they count as now."""
+    if pod.start_time:
+        t = parse_time(pod.start_time)
+        if t is not None:
+            return t
+    if pod.key in bound_here:
+        return NOW
+    t = parse_time(pod.meta.creation)
     return t if t is not None else NOW
 
 
@@ -61,23 +72,45 @@ CANDIDATE_CRITERIA = (
 )
 
 
-def candidate_key(c: Candidate) -> tuple[float, ...]:
-    """A candidate's value under each of ``CANDIDATE_CRITERIA`` (higher is better)."""
+def candidate_key(c: Candidate, bound_here: Collection[str] = ()) -> tuple[float, ...]:
+    """A candidate's value under each of ``CANDIDATE_CRITERIA`` (higher is better); ``bound_here``: the pods
+    the simulation bound, which never started."""
     top = c.victims[0].priority if c.victims else 0
-    times = [start_time(v) for v in c.victims if v.priority == top]
+    earliest = earliest_start_of_top(c.victims, bound_here) if c.victims else NOW
     return (-c.num_pdb_violations, -top, -sum(v.priority + INT32_OFFSET for v in c.victims), -len(c.victims),
-            min(times) if times else NOW)
+            earliest)
 
 
-def more_important(a: Pod, b: Pod) -> bool:
-    """Upstream ``MoreImportantPod``: higher priority, then the earlier start time."""
+def more_important(a: Pod, b: Pod, bound_here: Collection[str] = ()) -> bool:
+    """Upstream ``MoreImportantPod`` as Go evaluates it: higher priority, then the earlier start time.
+    Two pods without a start time each read the clock, ``a`` first, so ``a`` looks older: the relation
+    is true both ways, and only the sort's exact steps (``go_sort_slice``) decide their order."""
     if a.priority != b.priority:
         return a.priority > b.priority
-    return start_time(a) < start_time(b)
+    ta, tb = start_time(a, bound_here), start_time(b, bound_here)
+    if ta == NOW and tb == NOW:
+        return True
+    return ta < tb
 
 
-def _sort_by_importance(pods: list[Pod]) -> list[Pod]:
-    return sorted(pods, key=lambda p: (-p.priority, start_time(p)))
+def sort_by_importance(pods: list[Pod], bound_here: Collection[str] = ()) -> list[Pod]:
+    """Upstream ``sort.Slice(pods, MoreImportantPod)``: most important first, in Go's exact permutation."""
+    out = list(pods)
+    go_sort_slice(out, lambda a, b: more_important(a, b, bound_here))
+    return out
+
+
+def earliest_start_of_top(victims: list[Pod], bound_here: Collection[str] = ()) -> float:
+    """Upstream ``GetEarliestPodStartTime``: the earliest start among the highest-priority victims."""
+    top = victims[0].priority
+    earliest = start_time(victims[0], bound_here)
+    for v in victims:
+        if v.priority == top:
+            earliest = min(earliest, start_time(v, bound_here))
+        elif v.priority > top:
+            top = v.priority
+            earliest = start_time(v, bound_here)
+    return earliest
 
 
 def terminating_by_preemption(p: Pod) -> bool:
@@ -141,6 +174,8 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
         all_nodes = self.handle.snapshot.node_infos
         candidates, node_statuses = self.find_candidates(state, pod, all_nodes, statuses, details)
         details.candidates = candidates
+        bound_here = self.handle.state.bound_here
+        details.bound_here = frozenset(v.key for c in candidates for v in c.victims if v.key in bound_here)
         details.node_statuses = node_statuses.statuses
         if not candidates:
             node_statuses.absent = Status.unresolvable("Preemption is not helpful for scheduling")
@@ -229,7 +264,8 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
         st = fwk.run_filter_with_nominated(state, pod, node)
         if st is not None and st.code != Code.Success:
             return [], 0, st
-        potential = _sort_by_importance(potential)
+        bound_here = self.handle.state.bound_here
+        potential = sort_by_importance(potential, bound_here)
         violating, non_violating = split_by_pdb_violation(potential, pdbs)
         victims: list[Pod] = []
         num_violations = 0
@@ -250,7 +286,7 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
         for p in non_violating:
             reprieve(p)
         if violating and non_violating:
-            victims = _sort_by_importance(victims)
+            victims = sort_by_importance(victims, bound_here)
         return victims, num_violations, None
 
     def select_candidate(self, candidates: list[Candidate], details: PreemptionDetails) -> Candidate:
@@ -259,7 +295,7 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
             return candidates[0]
         by_node = {c.node: c for c in candidates}
         remaining = [c.node for c in candidates]
-        keys = {c.node: candidate_key(c) for c in candidates}
+        keys = {c.node: candidate_key(c, self.handle.state.bound_here) for c in candidates}
         for i in range(len(CANDIDATE_CRITERIA)):
             best = max(keys[n][i] for n in remaining)
             remaining = [n for n in remaining if keys[n][i] == best]

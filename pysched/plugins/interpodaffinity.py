@@ -222,6 +222,13 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         self._anti_version = -1
 
     # ------------------------------------------------------------------ helpers
+    def _tables(self) -> NodeValueCache:
+        """Per-node results kept across cycles on the fast path; on the reference path (``Handle.batched``
+        off) a fresh cache for one call, so everything is computed from the cluster as it stands."""
+        if self.handle is None or self.handle.batched:
+            return self._cache
+        return NodeValueCache()
+
     def _namespaces(self) -> list:
         if self.handle is None:
             return []
@@ -303,7 +310,7 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             if not ni.pods_with_required_anti_affinity:
                 continue
             if table is None:
-                table = self._cache.table(("existing-anti", pod.namespace, frozenset(pod.labels.items()),
+                table = self._tables().table(("existing-anti", pod.namespace, frozenset(pod.labels.items()),
                                            frozenset(ns_labels.items())))
             per_key = NodeValueCache.lookup(table, ni, compute)
             if not per_key:
@@ -322,7 +329,7 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         anti_counts: dict[TopologyPair, int] = {}
         if not aff and not anti:
             return affinity_counts, anti_counts
-        table = self._cache.table(("incoming", tuple(_term_sig(t) for t in aff), tuple(_term_sig(t) for t in anti)))
+        table = self._tables().table(("incoming", tuple(_term_sig(t) for t in aff), tuple(_term_sig(t) for t in anti)))
 
         def compute(ni: NodeInfo) -> tuple[int, tuple[int, ...]]:
             n_all = 0
@@ -408,12 +415,13 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         # Two memoised halves per node: the incoming pod's preferred terms against the node's pods
         # (independent of the incoming pod's labels), and the node's pods' terms against the incoming pod
         # (only pods with affinity; independent of the incoming pod's terms).
+        tables = self._tables()
         incoming_table = None
         if pref or pref_anti:
-            incoming_table = self._cache.table(
+            incoming_table = tables.table(
                 ("prescore-incoming", tuple((_term_sig(t), t.weight) for t in pref),
                  tuple((_term_sig(t), t.weight) for t in pref_anti)))
-        existing_table = self._cache.table(
+        existing_table = tables.table(
             ("prescore-existing", pod.namespace, frozenset(pod.labels.items()), frozenset(ns_labels.items()), hard))
 
         def compute_incoming(ni: NodeInfo) -> dict[str, int]:

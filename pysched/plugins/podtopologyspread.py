@@ -463,12 +463,19 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
         self._domains: OrderedDict[Hashable, _DomainCounts] = OrderedDict()
         self._workload_index: _WorkloadIndex | None = None
 
+    def _cross_cycle(self) -> bool:
+        """Whether counts may be kept across cycles (the fast path); the reference path
+        (``Handle.batched`` off) computes everything from the cluster as it stands."""
+        return self.handle is None or self.handle.batched
+
     # ------------------------------------------------------------------ constraints
     def _workloads(self) -> _WorkloadIndex:
         workloads: dict[str, list] = {}
         if self.handle is not None:
             workloads = self.handle.snapshot.cluster.workloads
         idx = self._workload_index
+        if not self._cross_cycle():
+            return _WorkloadIndex(workloads)
         if idx is None or idx.stale(workloads):
             idx = _WorkloadIndex(workloads)
             self._workload_index = idx
@@ -502,8 +509,8 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
         return v
 
     def _table(self, c: Constraint, namespace: str) -> dict[int, tuple[NodeInfo, int, Any]] | None:
-        if c.selector.empty or c.selector.nothing:
-            return None  # counts are 0 without looking at pods
+        if c.selector.empty or c.selector.nothing or not self._cross_cycle():
+            return None  # counts are 0 without looking at pods; or counted afresh on the reference path
         return self._counts.table((selector_key(c.selector), namespace))
 
     # ------------------------------------------------------------------ PreFilter

@@ -127,6 +127,7 @@ class CycleOptions:
     tie_break: str = "name"  # name | random
     rng: random.Random = field(default_factory=lambda: random.Random(0))
     global_percentage: int = 0
+    evaluate_all_nodes: bool = False  # filter every node, whatever percentageOfNodesToScore says
 
 
 class Scheduler:
@@ -179,9 +180,11 @@ class Scheduler:
                     nodes = [ni for ni in all_nodes if ni.name in names]
                     statuses.absent = Status.unresolvable(
                         f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(returned_sets))}]")
-                if trace_this:
-                    tr.filter_all = {ni.name: fwk.run_filter_each(state, pod, ni) for ni in nodes}
                 feasible, err = self._find_nodes_that_pass_filters(fwk, state, pod, statuses, nodes)
+                if trace_this:  # every plugin's verdict on exactly the nodes the pass examined
+                    examined = {ni.name for ni in feasible} | set(statuses.statuses)
+                    tr.filter_all = {ni.name: fwk.run_filter_each(state, pod, ni) for ni in nodes
+                                     if ni.name in examined}
                 processed = len(feasible) + len(statuses)
                 self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)
                 if err is not None:
@@ -237,6 +240,8 @@ class Scheduler:
         to_find = num_feasible_nodes_to_find(percentage, n)
         if not fwk.has_scoring() and not has_filters(self.extenders) and not has_prioritizers(self.extenders):
             to_find = 1
+        if self.options.evaluate_all_nodes:
+            to_find = n
         start = self.next_start_node_index
         if not fwk.filter:
             return [nodes[(start + i) % n] for i in range(min(to_find, n))], None
@@ -246,15 +251,17 @@ class Scheduler:
             if fast is not None:
                 return fast, None
         feasible: list[NodeInfo] = []
-        run = fwk.run_filter_with_nominated
-        run_plain = fwk.run_filter
+        run = fwk.run_filter_with_nominated if has_nominations else fwk.run_filter
         for i in range(n):
             ni = nodes[(start + i) % n]
-            st = run(state, pod, ni) if has_nominations else run_plain(state, pod, ni)
+            st = run(state, pod, ni)
             if st is None or st.code == Code.Success:
-                feasible.append(ni)
+                # Upstream stops only when a feasible node beyond the count turns up (parallelism 1): the
+                # failing nodes before it keep their statuses, that node is neither kept nor counted, so
+                # the next cycle starts on it.
                 if len(feasible) >= to_find:
                     break
+                feasible.append(ni)
             elif st.code == Code.Error:
                 return feasible, st
             else:

@@ -142,10 +142,10 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
     feasible: list[NodeInfo] = []
     if not rest:
         hits = np.flatnonzero(passed)
-        if len(hits) >= to_find:
+        if len(hits) > to_find:  # as the cycle: the window ends before the next feasible node after the count
+            window = order[:hits[to_find]]
+            window_passed = passed[:hits[to_find]]
             hits = hits[:to_find]
-            window = order[:hits[-1] + 1]
-            window_passed = passed[:hits[-1] + 1]
         else:
             window, window_passed = order, passed
         rows = order[hits]
@@ -163,10 +163,10 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
             if ok:
                 st = _run_subset(rest, state, pod, ni)
                 if st is None:
+                    if len(feasible) >= to_find:
+                        break  # as the cycle: stop on the next feasible node after the count, not kept
                     feasible.append(ni)
                     kept.append(i)
-                    if len(feasible) >= to_find:
-                        break
                     continue
                 if st.code not in _REJECTED:
                     return None

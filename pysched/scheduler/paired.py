@@ -47,7 +47,7 @@ def differing_pods(a: SimulationResult, b: SimulationResult) -> list[str]:
 def simulate_pair(cluster_a: Cluster, cfg_a: SchedulerConfig, cluster_b: Cluster, cfg_b: SchedulerConfig,
                   registry: Registry, tie_break: str = "name", seed: int = 0,
                   progress: Callable[[], AbstractContextManager[Progress | None]] = _no_progress,
-                  ) -> tuple[SimulationResult, SimulationResult]:
+                  evaluate_all_nodes: bool = False) -> tuple[SimulationResult, SimulationResult]:
     """Both simulations (a simulation never changes the loaded snapshot: both may share one).
 
     Small clusters are traced in full; on large ones the pods placed differently are simulated again with
@@ -55,7 +55,8 @@ def simulate_pair(cluster_a: Cluster, cfg_a: SchedulerConfig, cluster_b: Cluster
     callback for each run."""
 
     def simulate(cluster: Cluster, cfg: SchedulerConfig, trace: bool, pods: set[str] | None) -> SimulationResult:
-        opts = SimulationOptions(tie_break=tie_break, seed=seed, trace=trace, trace_pods=pods)
+        opts = SimulationOptions(tie_break=tie_break, seed=seed, trace=trace, trace_pods=pods,
+                                 evaluate_all_nodes=evaluate_all_nodes)
         with progress() as bar:
             return Simulation(cluster, cfg, registry, opts).run(progress=bar)
 

@@ -31,6 +31,7 @@ NOTES = [
     "filter: nodes evaluated sequentially from the rotating start index",
     "preemption: victims deleted at once; candidate offset 0; ties between candidates go to the smallest name",
 ]
+NOTES_ALL_NODES = [NOTES[0], "filter: every node evaluated (--evaluate-all-nodes)", *NOTES[2:]]
 
 
 @dataclass
@@ -43,6 +44,7 @@ class SimulationOptions:
     passes: int = 2
     fail_fast: bool = False  # stop the run (exit 1) at the first cycle that ends in an Error
     batched: bool = True  # False: every plugin on its per-node reference path (same decisions, slower)
+    evaluate_all_nodes: bool = False  # True: every node is filtered, whatever percentageOfNodesToScore says
 
 
 @dataclass
@@ -76,7 +78,7 @@ class SimulationResult:
             "rejected_pods": [{"pod": p, "reason": r} for p, r in self.cluster.rejected_pods],
             "ignored_kinds": list(self.cluster.ignored_kinds),
             "warnings": list(self.warnings),
-            "notes": list(NOTES),
+            "notes": list(NOTES_ALL_NODES if self.options.evaluate_all_nodes else NOTES),
         }
 
 
@@ -108,7 +110,8 @@ class Simulation:
                                                                 registry, handle)
         self.scheduler = Scheduler(self.state, CycleOptions(
             tie_break=self.options.tie_break, rng=self.rng,
-            global_percentage=config.percentage_of_nodes_to_score),
+            global_percentage=config.percentage_of_nodes_to_score,
+            evaluate_all_nodes=self.options.evaluate_all_nodes),
             extenders=self.extenders, waiting=self.waiting)
 
     def _queue(self) -> tuple[list[Pod], list[tuple[str, str]], list[tuple[str, str]]]:

@@ -728,7 +728,9 @@ class PreemptionReasoning:
 
 def preemption_reasoning(details: PreemptionDetails) -> PreemptionReasoning:
     """Why the dry run chose its node: upstream's ordered criteria, compared with the best other candidate."""
-    keys = candidate_key
+    def keys(c: Any) -> tuple[float, ...]:
+        return candidate_key(c, details.bound_here)
+
     cands = []
     for c in details.candidates:
         top = c.victims[0].priority if c.victims else 0

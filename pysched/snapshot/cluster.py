@@ -51,9 +51,11 @@ def zone_key(labels: dict[str, str]) -> str:
 
 
 def node_tree_order(nodes: list[Node]) -> list[Node]:
-    """Upstream ``nodeTree.list()``: round-robin over zones in first-insertion order."""
+    """Upstream ``nodeTree.list()``: round-robin over zones in first-insertion order. The scheduler's
+    informer adds nodes in the order the API server lists them, which is by name, whatever the order of
+    the snapshot file."""
     zones: dict[str, list[Node]] = {}
-    for n in nodes:
+    for n in sorted(nodes, key=lambda n: n.name):
         zones.setdefault(zone_key(n.labels), []).append(n)
     out: list[Node] = []
     columns = list(zones.values())
@@ -108,6 +110,8 @@ class ClusterState:
         self.node_infos: list[NodeInfo] = [NodeInfo(n, images.get(n.name)) for n in ordered]
         self.by_name: dict[str, NodeInfo] = {ni.name: ni for ni in self.node_infos}
         self.pod_node: dict[str, str] = {}  # pod key -> node name, for bound pods
+        # pods this simulation bound: no kubelet ever started them, so they have no status.startTime
+        self.bound_here: set[str] = set()
         self.storage = StorageState(cluster)
         self.dra = DRAState(cluster.dra, cluster.pods)
         for p in cluster.pods:
@@ -174,12 +178,14 @@ class ClusterState:
         self.clear_nomination(pod)
         self.by_name[node_name].add_pod(pod)
         self.pod_node[pod.key] = node_name
+        self.bound_here.add(pod.key)
         self.storage.count_claims(pod, 1)
         self.change_log.append(node_name)
 
     def delete_pod(self, pod: Pod) -> None:
         """A victim leaves the cluster."""
         node = self.pod_node.pop(pod.key, None)
+        self.bound_here.discard(pod.key)
         if node is not None:
             self.by_name[node].remove_pod(pod)
             self.storage.count_claims(pod, -1)

@@ -57,13 +57,19 @@ class NodeInfo:
         self._update(pod, 1)
 
     def remove_pod(self, pod: Pod) -> bool:
-        """Remove ``pod`` (the same object, else the pod with its key and UID); False when absent."""
-        idx = next((i for i, p in enumerate(self.pods) if p is pod), None)
+        """Remove ``pod`` (the same object, else the pod with its key and UID); False when absent.
+
+        As upstream, the last pod takes the removed one's place: the order of ``pods`` is the order
+        preemption considers victims in, so it follows upstream's history of adds and removes."""
+        pods = self.pods
+        idx = next((i for i, p in enumerate(pods) if p is pod), None)
         if idx is None:
-            idx = next((i for i, p in enumerate(self.pods) if p.uid == pod.uid and p.key == pod.key), None)
+            idx = next((i for i, p in enumerate(pods) if p.uid == pod.uid and p.key == pod.key), None)
         if idx is None:
             return False
-        p = self.pods.pop(idx)
+        p = pods[idx]
+        pods[idx] = pods[-1]
+        pods.pop()
         if p.affinity.has_affinity:
             self.pods_with_affinity = [x for x in self.pods_with_affinity if x is not p]
         if p.affinity.required_anti:
