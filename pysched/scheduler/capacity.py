@@ -917,10 +917,12 @@ class CopyScheduler(Scheduler):
             to_find = 1
         start = self.next_start_node_index
         ok = cache.ok
-        # the nodes the cycle's sequential filter would visit from the rotating start, the feasible ones kept
+        # the nodes the cycle's sequential filter would visit from the rotating start, the feasible ones kept;
+        # as the cycle, it stops on the next feasible node after them, which the next cycle starts on
         order = chain(range(start, n), range(start))
-        window = list(islice(compress(order, chain(islice(ok, start, None), islice(ok, start))), to_find))
-        processed = (window[-1] - start) % n + 1 if len(window) >= to_find else n
+        window = list(islice(compress(order, chain(islice(ok, start, None), islice(ok, start))), to_find + 1))
+        processed = (window[-1] - start) % n if len(window) > to_find else n
+        window = window[:to_find]
         infeasible = processed - len(window)
         self.next_start_node_index = (start + processed) % n
         tr.evaluated_nodes = len(window) + infeasible
