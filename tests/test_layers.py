@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent / "pysched"
-LAYERS = ["model", "snapshot", "framework", "plugins", "scheduler", "report", "cli"]
+LAYERS = ["model", "snapshot", "controllers", "framework", "plugins", "scheduler", "report", "cli"]
 UI_LIBS = {"rich", "typer", "tabulate"}
 
 

@@ -12,16 +12,30 @@ from pysched import K8S_VERSION, __version__
 from pysched.cli.common import (
     EXIT_FAIL_ON,
     EXIT_INPUT,
+    AddNodeOpt,
+    CordonOpt,
+    DrainOpt,
     FailOn,
+    LabelOpt,
+    NowOpt,
     Output,
+    RemoveNodeOpt,
+    RunCronJobsOpt,
+    ScaleOpt,
+    ScenarioOpt,
     TableFormat,
+    TaintOpt,
     TieBreak,
+    UncordonOpt,
+    UntaintOpt,
+    WhatIfCommand,
     build_registry,
     check_fail_on,
     effective_config,
     guarded,
     load_inputs,
     load_scheduler_config,
+    prepare_cluster,
     warn,
 )
 from pysched.cli.messages import PyschedGroup
@@ -65,7 +79,7 @@ def main_callback(
     """What-if analyzer for the Kubernetes scheduler."""
 
 
-@app.command()
+@app.command(cls=WhatIfCommand)
 def simulate(
     snapshot: Annotated[list[str] | None, typer.Argument(
         metavar="SNAPSHOT", help="Snapshot files or folders ('-' for stdin).", show_default=False)] = None,
@@ -110,10 +124,26 @@ def simulate(
     report: Annotated[str | None, typer.Option(
         "--report", metavar="FILE", help="Also write a self-contained HTML report (charts, pods table, "
                                          "per-pod drill-down) to FILE.")] = None,
+    cordon: CordonOpt = None,
+    uncordon: UncordonOpt = None,
+    drain: DrainOpt = None,
+    remove_node: RemoveNodeOpt = None,
+    add_node: AddNodeOpt = None,
+    scale: ScaleOpt = None,
+    taint: TaintOpt = None,
+    untaint: UntaintOpt = None,
+    label: LabelOpt = None,
+    scenario: ScenarioOpt = None,
+    now: NowOpt = None,
+    run_cronjobs: RunCronJobsOpt = False,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="No warnings or progress bar on stderr.")] = False,
     debug: DebugOption = False,
 ) -> None:
-    """Simulate every pending pod of a snapshot (or of the live cluster) and print where each would land."""
+    """Simulate every pending pod of a snapshot (or of the live cluster) and print where each would land.
+
+    Workloads (Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, CronJobs with --run-cronjobs)
+    become the pods their controllers would create; edit flags change the cluster first, in the order given.
+    """
 
     def run() -> int:
         if junit and not expect:
@@ -122,8 +152,9 @@ def simulate(
         registry = build_registry(plugin_dir)
         if config:
             load_scheduler_config(config, registry)  # a bad --config is reported before any input is read
-        cluster = load_inputs(snapshot, filename, kubeconfig=kubeconfig, context=context, quiet=quiet,
-                              strict=strict, max_file_size=max_file_size)
+        loaded = load_inputs(snapshot, filename, kubeconfig=kubeconfig, context=context, quiet=quiet,
+                             strict=strict, max_file_size=max_file_size)
+        cluster = prepare_cluster(loaded, now=now, run_cronjobs=run_cronjobs)
         warn(cluster.warnings, quiet)
         cfg = effective_config(config, registry, cluster, quiet)
         # the HTML drill-down shows filter matrices and scores: traced for every pod while that stays small

@@ -761,6 +761,11 @@ class PodDisruptionBudget:
     selector: LabelSelector
     disruptions_allowed: int
     disrupted_pods: frozenset[str]
+    raw: dict = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return f"{self.meta.namespace}/{self.meta.name}"
 
 
 def parse_pdb(raw: Mapping) -> PodDisruptionBudget:
@@ -770,7 +775,8 @@ def parse_pdb(raw: Mapping) -> PodDisruptionBudget:
     sel_raw = spec.get("selector")
     selector = _selector(sel_raw, "spec.selector") if sel_raw is not None else NOTHING
     return PodDisruptionBudget(meta, selector, _int(status, "disruptionsAllowed", "status", 0) or 0,
-                               frozenset(str(k) for k in _map(status, "disruptedPods", "status")))
+                               frozenset(str(k) for k in _map(status, "disruptedPods", "status")),
+                               raw)  # type: ignore[arg-type]
 
 
 @dataclass(slots=True)
@@ -794,18 +800,32 @@ class Workload:
     meta: ObjectMeta
     selector_map: dict[str, str] | None  # Service / RC: a plain map (None when nil)
     selector: LabelSelector | None  # RS / STS: a LabelSelector
+    raw: dict = field(default_factory=dict)
+    index: int = 0  # input order among workloads
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind}/{self.meta.namespace}/{self.meta.name}"
 
 
 def parse_workload(raw: Mapping, kind: str) -> Workload:
+    """Services and controllers (Deployment, ReplicaSet, ReplicationController, StatefulSet, DaemonSet, Job,
+    CronJob); the rest of the object stays in ``raw`` for the controllers layer."""
     meta = ObjectMeta.parse(raw.get("metadata"), "metadata")
     spec = _map(raw, "spec", "")
     if kind in ("Service", "ReplicationController"):
         sel = spec.get("selector")
         if sel is not None:
             sel = _labels(spec, "selector", "spec")
-        return Workload(kind, meta, sel, None)
+        if kind == "ReplicationController" and not sel:
+            # the API server defaults an empty selector to the template's labels
+            tmpl = _map(spec, "template", "spec")
+            tlabels = _labels(_map(tmpl, "metadata", "spec.template"), "labels", "spec.template.metadata")
+            sel = dict(tlabels) if tlabels else sel
+        return Workload(kind, meta, sel, None, raw)  # type: ignore[arg-type]
     sel_raw = spec.get("selector")
-    return Workload(kind, meta, None, _selector(sel_raw, "spec.selector") if sel_raw is not None else NOTHING)
+    return Workload(kind, meta, None, _selector(sel_raw, "spec.selector") if sel_raw is not None else NOTHING,
+                    raw)  # type: ignore[arg-type]
 
 
 __all__ = ["EVERYTHING", "NOTHING"]

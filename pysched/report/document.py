@@ -337,6 +337,8 @@ def build_document(result: SimulationResult, max_rows: int = DEFAULT_MAX_ROWS,
     """The report of ``result``; ``data`` is its summary when the caller already computed it."""
     data = sm.report_data(result) if data is None else data
     blocks: list[Block] = [summary_block(data.counts)]
+    from pysched.report.workloads import workload_blocks  # imports this module
+    blocks.extend(workload_blocks(result, max_rows))
     if data.reasons:
         blocks.append(reasons_block(data.reasons, max_rows))
     if data.nodes:

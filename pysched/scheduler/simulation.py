@@ -60,14 +60,19 @@ class SimulationResult:
     state: ClusterState
     options: SimulationOptions
     warnings: list[str] = field(default_factory=list)
+    not_created: list[tuple[str, str]] = field(default_factory=list)  # OrderedReady ordinals withheld
 
     def to_dict(self) -> dict:
         trace = self.options.trace
         cycles = []
+        owners = self.cluster.pod_workloads
         for c in self.cycles:
             traced = trace and (self.options.trace_pods is None or c.pod in self.options.trace_pods)
-            cycles.append(c.to_dict(traced))
-        return {
+            d = c.to_dict(traced)
+            if c.pod in owners:
+                d["workload"] = owners[c.pod]
+            cycles.append(d)
+        out = {
             "k8s_version": K8S_VERSION,
             "nodes": self.nodes,
             "profiles": self.profiles,
@@ -80,6 +85,10 @@ class SimulationResult:
             "warnings": list(self.warnings),
             "notes": list(NOTES_ALL_NODES if self.options.evaluate_all_nodes else NOTES),
         }
+        exp = self.cluster.expansion
+        if exp is not None:
+            out.update(workload_sections(self, exp))  # type: ignore[arg-type]
+        return out
 
 
 def unsupported_reason(pod: Pod) -> str | None:
@@ -153,12 +162,28 @@ class Simulation:
         done = 0
         stop = self.options.stop_after
         stopped = False
+        gates = self.cluster.ordered_gates
+        bound_at_start = {p.key for p in self.cluster.pods if p.node_name} if gates else set()
+        scheduled_first: set[str] = set()  # pods whose pass-1 cycle bound them (OrderedReady reads it)
+        not_created: list[tuple[str, str]] = []
+        withheld: set[str] = set()
         for pass_no in range(1, self.options.passes + 1):
             this_pass: list[tuple[Pod, CycleTrace]] = []
             for pod in remaining:
+                if gates and pod.key in gates:
+                    if pass_no == 1:
+                        waiting = [k for k in gates[pod.key] if k not in bound_at_start and k not in scheduled_first]
+                        if waiting:
+                            withheld.add(pod.key)
+                            not_created.append((pod.key, f"OrderedReady: waits for {waiting[0]} to be running "
+                                                          f"and ready"))
+                    if pod.key in withheld:
+                        continue
                 tr = self.cycle(pod, pass_no)
                 cycles.append(tr)
                 this_pass.append((pod, tr))
+                if pass_no == 1 and gates and tr.outcome == "Scheduled":
+                    scheduled_first.add(pod.key)
                 done += 1
                 if progress is not None:
                     progress(done, total)
@@ -175,7 +200,7 @@ class Simulation:
                     bindings[pod.key] = tr.node  # type: ignore[assignment]
                 else:
                     still.append(pod)
-            remaining = still
+            remaining = [p for p in still if p.key not in withheld]
             if stopped or (stop is not None and stop in bindings):
                 break
             if pass_no == 1:
@@ -184,7 +209,7 @@ class Simulation:
         warnings = list(self.cluster.warnings) + failure_warnings(self.extenders)
         return SimulationResult(cycles, bindings, pending, not_simulated, ignored, len(self.state.node_infos),
                                 [p.scheduler_name for p in self.config.profiles], self.cluster, self.state,
-                                self.options, warnings)
+                                self.options, warnings, not_created)
 
     @staticmethod
     def _fail_fast(traces: list[CycleTrace]) -> None:
@@ -207,3 +232,40 @@ class Simulation:
                 tr.error = st.message()
             return tr
         return self.scheduler.schedule_one(fwk, pod, pass_no, traced)
+
+
+def workload_sections(result: SimulationResult, exp: object) -> dict:
+    """``workloads``, ``edits``, ``not_created`` and ``now`` of -o json: per workload what its controller
+    created and where those pods went (counts are for people; ``deleted`` is compared by the conformance)."""
+    from pysched.controllers.engine import Expansion
+    assert isinstance(exp, Expansion)
+    last: dict[str, CycleTrace] = {}
+    for c in result.cycles:
+        last[c.pod] = c
+    withheld = dict(result.not_created)
+    workloads: dict[str, dict] = {}
+    for key in sorted(exp.workloads):
+        rep = exp.workloads[key]
+        created = [p for p in rep.created if p not in withheld]
+        scheduled = [p for p in created if p in result.bindings]
+        pending = [p for p in created if p not in result.bindings]
+        reasons: dict[str, int] = {}
+        for p in pending:
+            c = last.get(p)
+            msg = (c.message or c.outcome) if c is not None else "not simulated"
+            reasons[msg] = reasons.get(msg, 0) + 1
+        entry: dict = {"desired": rep.desired, "existing": rep.existing, "created": len(created),
+                       "scheduled": len(scheduled), "pending": len(pending),
+                       "deleted": sorted(rep.deleted)}
+        if reasons:
+            entry["reason"] = max(sorted(reasons), key=lambda m: reasons[m])
+        nc = [{"pod": p, "reason": withheld[p]} for p in rep.created if p in withheld]
+        if nc:
+            entry["not_created"] = nc
+        if rep.rejected:
+            entry["rejected"] = [{"pod": n, "reason": r} for n, r in rep.rejected]
+        if rep.note:
+            entry["note"] = rep.note
+        workloads[key] = entry
+    return {"now": exp.now, "workloads": workloads, "edits": [dict(e) for e in exp.edits],
+            "not_created": [{"pod": p, "reason": r} for p, r in result.not_created]}

@@ -95,6 +95,16 @@ class Cluster:
     embedded_config: dict | None = None
     embedded_config_source: str = ""
     embedded_config_warnings: list[str] = field(default_factory=list)
+    # workloads and what-if edits (pysched.controllers)
+    workload_order: list[Workload] = field(default_factory=list)  # every workload, in input order
+    limit_ranges: list = field(default_factory=list)  # admission.LimitRange
+    latest_timestamp: str = ""  # the latest metadata.creationTimestamp of any input object
+    name_counters: dict[tuple[str, str], int] = field(default_factory=dict)  # generateName counters so far
+    pod_workloads: dict[str, str] = field(default_factory=dict)  # pod key -> Kind/namespace/name of its top owner
+    # created StatefulSet pods (OrderedReady) -> the lower ordinals that must be bound ahead of them
+    ordered_gates: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    default_class_candidates: list[tuple[str, str]] = field(default_factory=list)  # (creation, name)
+    expansion: object | None = None  # controllers.Expansion: what the edits and the controllers did
 
 
 class ClusterState:

@@ -38,9 +38,6 @@ from pysched.model.dra import API_VERSION as DRA_API_VERSION, CLUSTER_SCOPED_DRA
 from pysched.model.labels import label_key_error, label_value_error
 from pysched.model.objects import (
     FieldError,
-    Namespace,
-    Pod,
-    PriorityClass,
     parse_namespace,
     parse_node,
     parse_pdb,
@@ -58,8 +55,10 @@ from pysched.model.storage import (
     parse_storage_class,
     parse_volume_attachment,
 )
+from pysched.snapshot.admission import admit_loaded_pods, parse_limit_range
 from pysched.snapshot.cluster import Cluster
 from pysched.snapshot.fastyaml import read_block_yaml
+from pysched.snapshot.names import NameGenerator
 from pysched.snapshot.simulator import export_config, export_objects, is_export
 
 _Base: Any  # the C loader or the pure-Python one: the stubs type them apart
@@ -82,19 +81,23 @@ MAX_ERRORS = 20
 MAX_DEPTH = 100  # nesting of one document; Kubernetes objects stay far below
 MAX_ALIAS_NODES = 1_000_000  # nodes that aliases may add to one file when expanded
 LOCATE_MAX_CHARS = 8 << 20  # error messages name the line of the field in files up to this size
-BUILTIN_PRIORITY_CLASSES = {"system-node-critical": 2000001000, "system-cluster-critical": 2000000000}
+
 WORKLOAD_KINDS = ("Service", "ReplicationController", "ReplicaSet", "StatefulSet")
+# expanded into pods by the controllers layer (pysched.controllers); LimitRange feeds admission of created pods
+CONTROLLER_KINDS = ("Deployment", "DaemonSet", "Job", "CronJob", "LimitRange")
 STORAGE_KINDS = ("PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode", "CSIDriver",
                  "VolumeAttachment", "CSIStorageCapacity")
 USED_KINDS = {"Node", "Pod", "Namespace", "PriorityClass", "PodDisruptionBudget", *WORKLOAD_KINDS, *STORAGE_KINDS,
-              *DRA_KINDS}
+              *DRA_KINDS, *CONTROLLER_KINDS}
 API_VERSIONS = {"Node": ("v1",), "Pod": ("v1",), "Namespace": ("v1",), "Service": ("v1",),
                 "ReplicationController": ("v1",), "PriorityClass": ("scheduling.k8s.io/v1",),
                 "PodDisruptionBudget": ("policy/v1",), "ReplicaSet": ("apps/v1",), "StatefulSet": ("apps/v1",),
                 "PersistentVolume": ("v1",), "PersistentVolumeClaim": ("v1",),
                 "StorageClass": ("storage.k8s.io/v1",), "CSINode": ("storage.k8s.io/v1",),
                 "CSIDriver": ("storage.k8s.io/v1",), "VolumeAttachment": ("storage.k8s.io/v1",),
-                "CSIStorageCapacity": ("storage.k8s.io/v1",), **{k: (DRA_API_VERSION,) for k in DRA_KINDS}}
+                "CSIStorageCapacity": ("storage.k8s.io/v1",), **{k: (DRA_API_VERSION,) for k in DRA_KINDS},
+                "Deployment": ("apps/v1",), "DaemonSet": ("apps/v1",), "Job": ("batch/v1",), "CronJob": ("batch/v1",),
+                "LimitRange": ("v1",)}
 CLUSTER_SCOPED = ("Node", "Namespace", "PriorityClass", "PersistentVolume", "StorageClass", "CSINode", "CSIDriver",
                   "VolumeAttachment", *CLUSTER_SCOPED_DRA)
 
@@ -702,6 +705,7 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
     seen: dict[tuple, tuple[Document, str]] = {}
     ignored: dict[str, int] = {}
     pods_raw: list[tuple[Document, dict, str]] = []
+    latest = ""  # the latest creationTimestamp text seen (RFC 3339 UTC text sorts as time)
 
     for doc, obj, where in objects:
         fail = _failer(problems, doc, where, obj)
@@ -714,6 +718,15 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
                  "apiVersion")
             continue
         meta = obj.get("metadata")
+        if isinstance(meta, Mapping):
+            stamp = meta.get("creationTimestamp")
+            if isinstance(stamp, str) and stamp > latest:
+                latest = stamp
+        if kind == "Pod" and isinstance(meta, Mapping) and not meta.get("name") \
+                and isinstance(meta.get("generateName"), str) and meta.get("generateName"):
+            if _api_checks(problems, doc, where, obj, kind, strict):
+                pods_raw.append((doc, obj, where))  # named below, once every given name is known
+            continue
         if not isinstance(meta, Mapping) or not isinstance(meta.get("name"), str) or not meta.get("name"):
             fail("required: a non-empty string", "metadata.name")
             continue
@@ -759,8 +772,13 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
                 _add_storage(cluster, kind, obj)
             elif kind in DRA_KINDS:
                 cluster.dra.add(kind, obj)
+            elif kind == "LimitRange":
+                cluster.limit_ranges.append(parse_limit_range(obj))
             else:
-                cluster.workloads.setdefault(kind, []).append(parse_workload(obj, kind))
+                w = parse_workload(obj, kind)
+                w.index = len(cluster.workload_order)
+                cluster.workloads.setdefault(kind, []).append(w)
+                cluster.workload_order.append(w)
         except FieldError as e:
             fail(e.message, e.path)
 
@@ -768,6 +786,8 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
         cluster.ignored_kinds.append(label)
         cluster.warnings.append(f"ignored {ignored[label]} object(s) of kind {label}: not used by the scheduler")
 
+    cluster.latest_timestamp = latest
+    pods_raw = _name_generated_pods(cluster, pods_raw)
     pods = []
     for i, (doc, obj, where) in enumerate(pods_raw):
         try:
@@ -778,9 +798,37 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
     _located.clear()
     problems.raise_if_any()
     _warn_aggregated(cluster, problems)
-    _admit(cluster, pods)
-    _warn_nothing_to_do(cluster)
+    admit_loaded_pods(cluster, pods)
+    if not any(k in cluster.workloads for k in EXPANDED_KINDS):
+        _warn_nothing_to_do(cluster)  # else the controllers layer says what expansion left to do
     return cluster
+
+
+EXPANDED_KINDS = ("Deployment", "ReplicaSet", "ReplicationController", "StatefulSet", "DaemonSet", "Job", "CronJob")
+
+
+def _name_generated_pods(cluster: Cluster, pods_raw: list[tuple[Document, dict, str]]
+                         ) -> list[tuple[Document, dict, str]]:
+    """Pods with only ``generateName`` get their name as the API server would give it (deterministic, in
+    document order); the object is copied, never changed. The counters carry on into the controllers."""
+    given = {(_ns_of(obj), obj["metadata"]["name"]) for _, obj, _ in pods_raw if obj["metadata"].get("name")}
+    names = NameGenerator(lambda ns, name: (ns, name) in given)
+    out = []
+    for doc, obj, where in pods_raw:
+        meta = obj["metadata"]
+        if not meta.get("name"):
+            ns = _ns_of(obj)
+            name = names.generate(ns, meta["generateName"])
+            given.add((ns, name))
+            obj = {**obj, "metadata": {**meta, "name": name}}
+        out.append((doc, obj, where))
+    cluster.name_counters = dict(names.counters)
+    return out
+
+
+def _ns_of(obj: Mapping) -> str:
+    ns = obj["metadata"].get("namespace")
+    return ns if isinstance(ns, str) and ns else "default"
 
 
 def _add_storage(cluster: Cluster, kind: str, obj: Mapping) -> None:
@@ -791,6 +839,10 @@ def _add_storage(cluster: Cluster, kind: str, obj: Mapping) -> None:
     elif kind == "StorageClass":
         sc = parse_storage_class(obj)
         cluster.storage_classes[sc.name] = sc
+        ann = obj["metadata"].get("annotations") or {}
+        if isinstance(ann, Mapping) and "true" in (ann.get("storageclass.kubernetes.io/is-default-class"),
+                                                   ann.get("storageclass.beta.kubernetes.io/is-default-class")):
+            cluster.default_class_candidates.append((str(obj["metadata"].get("creationTimestamp") or ""), sc.name))
     elif kind == "CSINode":
         cn = parse_csi_node(obj)
         cluster.csi_nodes[cn.name] = cn
@@ -881,55 +933,3 @@ def _warn_nothing_to_do(cluster: Cluster) -> None:
         if cluster.rejected_pods:
             detail += f", {len(cluster.rejected_pods)} rejected by admission"
         cluster.warnings.append(f"nothing to do: the snapshot holds no pending pods ({detail})")
-
-
-def _admit(cluster: Cluster, pods: list) -> None:
-    """What admission and the controllers did before the scheduler saw these pods."""
-    for name, value in BUILTIN_PRIORITY_CLASSES.items():
-        if name not in cluster.priority_classes:
-            cluster.priority_classes[name] = PriorityClass(name, value, False, None)
-    default_class = None
-    for pc in sorted(cluster.priority_classes.values(), key=lambda c: c.name):
-        if pc.global_default:
-            default_class = pc
-            break
-    node_names = {n.name for n in cluster.nodes}
-    for ns in {p.namespace for p in pods} - set(cluster.namespaces):
-        cluster.namespaces[ns] = Namespace(ns, {"kubernetes.io/metadata.name": ns})
-    for pod in pods:
-        if pod.phase in ("Succeeded", "Failed"):
-            continue
-        if not _admit_priority(cluster, pod, default_class):
-            continue
-        if pod.node_name and pod.node_name not in node_names:
-            cluster.warnings.append(f"Pod {pod.key}: bound to node {pod.node_name!r}, which is not in the "
-                                    f"snapshot; the pod is on no node")
-            continue
-        cluster.pods.append(pod)
-
-
-def _admit_priority(cluster: Cluster, pod: Pod, default_class: PriorityClass | None) -> bool:
-    """Priority admission; False when the pod names a PriorityClass that does not exist.
-
-    A pod that names no class keeps a ``spec.priority`` it already carries (dumps of running clusters
-    do); only a pod with neither gets the globalDefault class, as the recorded scheduler saw them.
-    """
-    if pod.priority_class_name:
-        pc = cluster.priority_classes.get(pod.priority_class_name)
-        if pc is None:
-            reason = f"no PriorityClass with name {pod.priority_class_name} was found"
-            cluster.rejected_pods.append((pod.key, reason))
-            cluster.warnings.append(f"Pod {pod.key}: rejected as admission would: {reason}")
-            return False
-        pod.priority = pc.value
-        if pc.preemption_policy:
-            pod.preemption_policy = pc.preemption_policy
-        return True
-    spec = pod.raw.get("spec")
-    own = spec.get("priority") if isinstance(spec, Mapping) else None
-    if default_class is not None and not (isinstance(own, int) and not isinstance(own, bool)):
-        pod.priority = default_class.value
-        pod.priority_class_name = default_class.name
-        if default_class.preemption_policy:
-            pod.preemption_policy = default_class.preemption_policy
-    return True
