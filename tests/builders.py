@@ -206,3 +206,39 @@ def node_info(node: NodeBuilder | Node, *pods: PodBuilder | Pod) -> NodeInfo:
 def cluster_state(nodes: list[NodeBuilder], pods: list[PodBuilder] = ()) -> ClusterState:  # type: ignore[assignment]
     """A ClusterState over ``nodes``; pods with ``nodeName`` are placed on their node."""
     return ClusterState(Cluster(nodes=[n.node() for n in nodes], pods=[p.pod(i) for i, p in enumerate(pods)]))
+
+
+# ---------------------------------------------------------------------------------------------- workloads
+def pod_template(labels: Mapping[str, str], cpu: str = "100m", **spec: Any) -> dict[str, Any]:
+    """A pod template: ``labels`` and one container requesting ``cpu``; ``spec`` keys added as given."""
+    return {"metadata": {"labels": dict(labels)},
+            "spec": {"containers": [{"name": "main", "image": "app:1", "resources": {"requests": {"cpu": cpu}}}],
+                     **spec}}
+
+
+def make_workload(kind: str, name: str, namespace: str = "default", *, template: Mapping[str, Any] | None = None,
+                  spec: Mapping[str, Any] | None = None, owner: tuple[str, str] | None = None,
+                  uid: str = "", created: str = "2025-03-01T08:00:00Z", **meta: Any) -> dict[str, Any]:
+    """A workload object; ``template`` defaults to one labelled app=<name>; ``owner`` = (kind, name)."""
+    api = {"ReplicationController": "v1", "Job": "batch/v1", "CronJob": "batch/v1"}.get(kind, "apps/v1")
+    labels = {"app": name}
+    t = copy.deepcopy(dict(template)) if template is not None else pod_template(labels)
+    body: dict[str, Any] = {"template": t}
+    if kind in ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"):
+        body["selector"] = {"matchLabels": dict(t["metadata"].get("labels") or labels)}
+    if kind == "CronJob":
+        body = {"schedule": "0 * * * *", "jobTemplate": {"spec": {"template": t}}}
+    body.update(spec or {})
+    m: dict[str, Any] = {"name": name, "namespace": namespace, "creationTimestamp": created, **meta}
+    if uid:
+        m["uid"] = uid
+    if owner:
+        o_api = {"Job": "batch/v1", "CronJob": "batch/v1"}.get(owner[0], "apps/v1")
+        m["ownerReferences"] = [{"apiVersion": o_api, "kind": owner[0], "name": owner[1], "controller": True}]
+    return {"apiVersion": api, "kind": kind, "metadata": m, "spec": body}
+
+
+def owned(pod: PodBuilder, kind: str, name: str) -> PodBuilder:
+    api = {"ReplicationController": "v1", "Job": "batch/v1"}.get(kind, "apps/v1")
+    pod._d["metadata"]["ownerReferences"] = [{"apiVersion": api, "kind": kind, "name": name, "controller": True}]
+    return pod
