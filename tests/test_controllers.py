@@ -40,7 +40,7 @@ def created(c: Cluster) -> list:
     return [p for p in c.pods if p.key in exp.created]  # type: ignore[attr-defined]
 
 
-def simulate(c: Cluster):  # noqa: ANN201
+def simulate(c: Cluster):
     registry = in_tree_registry()
     return Simulation(c, load_config(None, registry), registry, SimulationOptions()).run()
 
@@ -237,7 +237,7 @@ def test_limitrange_rejects_a_template_above_its_max() -> None:
     rs = make_workload("ReplicaSet", "big", template=pod_template({"app": "big"}, cpu="2"))
     c = expand(load(*nodes(1), lr, rs))
     assert not created(c)
-    (name, reason), = c.expansion.workloads["ReplicaSet/default/big"].rejected  # type: ignore[attr-defined]
+    (_name, reason), = c.expansion.workloads["ReplicaSet/default/big"].rejected  # type: ignore[attr-defined]
     assert "maximum cpu usage per Container is 1" in reason
     assert any("not created" in w for w in c.warnings)
 
@@ -344,7 +344,7 @@ def test_node_edits_build_new_nodes_and_leave_the_input_alone() -> None:
     assert [n.raw for n in cluster.nodes] == before and len(cluster.nodes) == 2
 
 
-def test_add_node_copies_the_node_with_new_names(tmp_path) -> None:  # noqa: ANN001
+def test_add_node_copies_the_node_with_new_names(tmp_path) -> None:
     f = tmp_path / "n.yaml"
     node = make_node("big").alloc(cpu="8", memory="16Gi").label("kubernetes.io/hostname", "big").obj()
     node["metadata"]["uid"] = "drop-me"
@@ -381,7 +381,7 @@ def test_scale_of_a_replicaset_owned_by_a_deployment_is_refused() -> None:
         expand(load(*nodes(1), d, rs), ("scale", "rs/api-1=3"))
 
 
-def test_scenario_files_hold_steps_in_both_forms(tmp_path) -> None:  # noqa: ANN001
+def test_scenario_files_hold_steps_in_both_forms(tmp_path) -> None:
     f = tmp_path / "s.yaml"
     f.write_text("- {drain: n1}\n- {scale: deployment/web/api, replicas: 3}\n- add-node: {file: n.yaml, count: 2}\n"
                  "- {add-node: m.yaml=1}\n")
@@ -390,7 +390,7 @@ def test_scenario_files_hold_steps_in_both_forms(tmp_path) -> None:  # noqa: ANN
                                                   ("add-node", "n.yaml=2"), ("add-node", "m.yaml=1")]
     assert edits[2].add_node_value() == (str(tmp_path / "n.yaml"), 2)
     f.write_text("- {drian: n1}\n")
-    with pytest.raises(InputError, match="unknown step 'drian' .closest: drain"):
+    with pytest.raises(InputError, match=r"unknown step 'drian' .closest: drain"):
         parse_scenario(str(f))
 
 

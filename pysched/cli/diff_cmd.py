@@ -8,14 +8,29 @@ from typing import Annotated
 import typer
 
 from pysched.cli.common import (
+    AddNodeOpt,
+    CordonOpt,
+    DrainOpt,
+    LabelOpt,
+    NowOpt,
     Output,
+    RemoveNodeOpt,
+    RunCronJobsOpt,
+    ScaleOpt,
+    ScenarioOpt,
     TableFormat,
+    TaintOpt,
     TieBreak,
+    UncordonOpt,
+    UntaintOpt,
+    WhatIfCommand,
     build_registry,
     config_name,
+    edit_order,
     guarded,
     load_inputs,
     load_scheduler_config,
+    prepare_cluster,
     warn,
 )
 from pysched.cli.options import (
@@ -47,7 +62,7 @@ from pysched.snapshot.cluster import Cluster
 def register(app: typer.Typer) -> None:
     """Add the ``diff`` command to ``app``."""
 
-    @app.command("diff")
+    @app.command("diff", cls=WhatIfCommand)
     def diff(
         config_a: Annotated[str | None, typer.Argument(metavar="CONFIG_A", help=(
             "KubeSchedulerConfiguration of side A ('default': the v1 defaults)."))] = None,
@@ -69,6 +84,18 @@ def register(app: typer.Typer) -> None:
         no_color: NoColorOption = False,
         max_rows: Annotated[int, typer.Option(
             "--max-rows", metavar="N", min=0, help="Rows per table of -o table (pods, nodes); 0: all.")] = 50,
+        cordon: CordonOpt = None,
+        uncordon: UncordonOpt = None,
+        drain: DrainOpt = None,
+        remove_node: RemoveNodeOpt = None,
+        add_node: AddNodeOpt = None,
+        scale: ScaleOpt = None,
+        taint: TaintOpt = None,
+        untaint: UntaintOpt = None,
+        label: LabelOpt = None,
+        scenario: ScenarioOpt = None,
+        now: NowOpt = None,
+        run_cronjobs: RunCronJobsOpt = False,
         quiet: QuietOption = False,
         plugin_dir: PluginDirOption = None,
         report: Annotated[str | None, typer.Option(
@@ -76,12 +103,16 @@ def register(app: typer.Typer) -> None:
         debug: DebugOption = False,
     ) -> None:
         """Compare two simulations: pods placed differently (with the score margin that decided them),
-        counts, and node and zone utilisation side by side."""
+        counts, and node and zone utilisation side by side. Edit flags (--drain, --scale, ...) apply to
+        side B only: `pysched diff -f snap.yaml --drain node-7` compares the cluster before and after."""
 
         def run() -> None:
             from pysched.report.diff import build_diff, build_diff_document, diff_data
 
-            if snapshot_b:
+            edits = edit_order()
+            if edits and not snapshot_b and config_b is None:
+                names = (config_name(config_a), config_name(config_a))
+            elif snapshot_b:
                 if config_b is not None:
                     raise InputError("with --snapshot-b give one configuration (or none for the defaults), "
                                      f"not two: {config_a!r} and {config_b!r}")
@@ -89,20 +120,26 @@ def register(app: typer.Typer) -> None:
             else:
                 if config_a is None or config_b is None:
                     raise InputError("diff needs two configurations, CONFIG_A and CONFIG_B ('default' for the v1 "
-                                     "defaults), or one and --snapshot-b FILE to compare two snapshots")
+                                     "defaults), or one and --snapshot-b FILE to compare two snapshots, or edits "
+                                     "(--drain NODE, --scale ..., --scenario FILE) to compare before and after")
                 names = (config_name(config_a), config_name(config_b))
             registry = build_registry(plugin_dir)
             cfg_a = load_scheduler_config(config_a, registry)
-            cfg_b = cfg_a if snapshot_b else load_scheduler_config(config_b, registry)
-            cluster_a = load_inputs(None, filename, kubeconfig=kubeconfig, context=context, quiet=quiet,
-                                    strict=strict, max_file_size=max_file_size)
+            cfg_b = cfg_a if snapshot_b or config_b is None else load_scheduler_config(config_b, registry)
+            loaded_a = load_inputs(None, filename, kubeconfig=kubeconfig, context=context, quiet=quiet,
+                                   strict=strict, max_file_size=max_file_size)
+            loaded_b = load_inputs(None, snapshot_b, strict=strict,
+                                   max_file_size=max_file_size) if snapshot_b else loaded_a
+            cluster_a = prepare_cluster(loaded_a, now=now, run_cronjobs=run_cronjobs, edits=[])
+            cluster_b = prepare_cluster(loaded_b, now=now, run_cronjobs=run_cronjobs, edits=edits)
             warn(cluster_a.warnings, quiet)
-            cluster_b = load_inputs(None, snapshot_b, strict=strict,
-                                    max_file_size=max_file_size) if snapshot_b else cluster_a
-            if snapshot_b:
-                warn([f"--snapshot-b: {w}" for w in cluster_b.warnings], quiet)
+            if snapshot_b or edits:
+                warn([f"{'--snapshot-b' if snapshot_b else 'side B'}: {w}" for w in cluster_b.warnings
+                      if w not in cluster_a.warnings], quiet)
             snap_a = list(filename or []) or ["live cluster" + (f" ({context})" if context else "")]
-            snap_b = list(snapshot_b) if snapshot_b else snap_a
+            snap_b = list(snapshot_b) if snapshot_b else list(snap_a)
+            if edits:
+                snap_b = [*snap_b, "edited: " + " ".join(f"--{k} {v}" for k, v in edits)]
             ra, rb = simulate_pair(cluster_a, cfg_a, cluster_b, cfg_b, registry, tie_break.value, seed,
                                    quiet=quiet, evaluate_all_nodes=evaluate_all_nodes)
             view = build_diff(ra, rb, config_a=names[0], config_b=names[1], snapshot_a=snap_a, snapshot_b=snap_b)

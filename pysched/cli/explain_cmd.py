@@ -9,14 +9,28 @@ import typer
 
 from pysched.cli.common import (
     EXIT_UNSCHEDULABLE,
+    AddNodeOpt,
+    CordonOpt,
+    DrainOpt,
+    LabelOpt,
+    NowOpt,
     Output,
+    RemoveNodeOpt,
+    RunCronJobsOpt,
+    ScaleOpt,
+    ScenarioOpt,
     TableFormat,
+    TaintOpt,
     TieBreak,
+    UncordonOpt,
+    UntaintOpt,
+    WhatIfCommand,
     build_registry,
     effective_config,
     guarded,
     load_inputs,
     load_scheduler_config,
+    prepare_cluster,
     warn,
 )
 
@@ -55,8 +69,43 @@ from pysched.model.objects import Pod
 from pysched.scheduler.trace import Outcome
 from pysched.snapshot.cluster import Cluster
 
-
 # ---------------------------------------------------------------------------------------------- the pod
+WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "ReplicationController", "StatefulSet", "DaemonSet", "Job", "CronJob")
+
+
+def resolve_created(cluster: Cluster, ref: str) -> tuple[str, str]:
+    """(pod reference to explain, a note for the reader): ``Kind/namespace/name`` names the first pending pod
+    of that workload in queue order; a pod an edit or a controller removed names its replacement."""
+    exp = cluster.expansion
+    parts = ref.split("/")
+    if len(parts) == 3 and parts[0] in WORKLOAD_KINDS:
+        pending = [p for p in cluster.pods if not p.node_name and cluster.pod_workloads.get(p.key) == ref]
+        if not pending:
+            known = sorted(set(cluster.pod_workloads.values()))
+            hint = _close(ref, known)
+            raise InputError(f"workload {ref} has no pending pod" + (f"; did you mean {', '.join(hint)}?" if hint
+                                                                     and ref not in known else ""))
+        first = min(pending, key=lambda p: (-p.priority, p.meta.creation, p.index))
+        return first.key, f"{first.key} is the first pending pod of {ref}"
+    evicted = getattr(exp, "evicted", {})
+    key = ref if "/" in ref else next((k for k in evicted if k.split("/", 1)[1] == ref), ref)
+    if key in evicted and not any(p.key == key and key not in exp.replacements for p in cluster.pods):  # type: ignore[union-attr]
+        present = {p.key for p in cluster.pods}
+        note = f"pod {key} was removed by the {evicted[key]}"
+        new = next((n for n, old in exp.replacements.items() if old == key), None)  # type: ignore[union-attr]
+        while new is not None and new not in present and new in evicted:
+            note += f"; its replacement {new} was removed by the {evicted[new]}"
+            new = next((n for n, old in exp.replacements.items() if old == new), None)  # type: ignore[union-attr]
+        if new is None or new not in present:
+            raise _Removed(f"{note}; nothing replaces it")
+        return new, f"{note}; its controller replaced it with {new}"
+    return ref, ""
+
+
+class _Removed(Exception):
+    """The pod was removed before the simulation and nothing replaced it: said, not explained."""
+
+
 def resolve_pod(cluster: Cluster, ref: str, namespace: str | None) -> Pod:
     """``name``, ``namespace/name`` or ``-n namespace name``; unknown pods name the closest matches."""
     ns: str | None
@@ -115,7 +164,7 @@ def check_pending(pod: Pod, profiles: set[str]) -> None:
 def register(app: typer.Typer) -> None:
     """Add the ``explain`` command to ``app``."""
 
-    @app.command("explain")
+    @app.command("explain", cls=WhatIfCommand)
     def explain(
         pod: Annotated[str, typer.Argument(metavar="POD", help="The pod: name, namespace/name, or name with -n.")],
         filename: FilenameOption = None,
@@ -136,6 +185,18 @@ def register(app: typer.Typer) -> None:
         no_color: NoColorOption = False,
         max_rows: Annotated[int, typer.Option(
             "--max-rows", metavar="N", min=0, help="Rows per table of -o table (node groups, scores, candidates); 0: all.")] = 50,
+        cordon: CordonOpt = None,
+        uncordon: UncordonOpt = None,
+        drain: DrainOpt = None,
+        remove_node: RemoveNodeOpt = None,
+        add_node: AddNodeOpt = None,
+        scale: ScaleOpt = None,
+        taint: TaintOpt = None,
+        untaint: UntaintOpt = None,
+        label: LabelOpt = None,
+        scenario: ScenarioOpt = None,
+        now: NowOpt = None,
+        run_cronjobs: RunCronJobsOpt = False,
         quiet: QuietOption = False,
         plugin_dir: PluginDirOption = None,
         report: Annotated[str | None, typer.Option(
@@ -155,11 +216,22 @@ def register(app: typer.Typer) -> None:
             registry = build_registry(plugin_dir)
             if config:
                 load_scheduler_config(config, registry)  # a bad --config is reported before any input is read
-            cluster = load_inputs(None, filename, kubeconfig=kubeconfig, context=context, quiet=quiet,
-                                  strict=strict, max_file_size=max_file_size)
+            loaded = load_inputs(None, filename, kubeconfig=kubeconfig, context=context, quiet=quiet,
+                                 strict=strict, max_file_size=max_file_size)
+            cluster = prepare_cluster(loaded, now=now, run_cronjobs=run_cronjobs)
             warn(cluster.warnings, quiet)
             cfg = effective_config(config, registry, cluster, quiet)
-            target = resolve_pod(cluster, pod, namespace)
+            try:
+                ref, note = resolve_created(cluster, pod)
+            except _Removed as gone:
+                if output == Output.table:
+                    typer.echo(str(gone))
+                else:
+                    write_data({"pod": pod, "verdict": "removed", "note": str(gone)}, output)
+                return 0
+            if note and output == Output.table:
+                typer.echo(note)
+            target = resolve_pod(cluster, ref, namespace)
             check_pending(target, {p.scheduler_name for p in cfg.profiles})
             opts = SimulationOptions(tie_break=tie_break.value, seed=seed, evaluate_all_nodes=evaluate_all_nodes)
             with progress_bar(quiet) as progress:

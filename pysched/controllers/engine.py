@@ -150,6 +150,11 @@ class World:
         self.by_key: dict[tuple[str, str, str], Workload] = {}
         for w in self.workloads:
             self._index(w)
+        self.by_owner: dict[int, list[Pod]] = {}  # id(workload) -> its pods, in state order
+        for p in self.pods:
+            o = self.owner(p.meta)
+            if o is not None:
+                self.by_owner.setdefault(id(o), []).append(p)
         self.replicas: dict[str, int] = {}  # workload key -> replicas (Job: parallelism) set by a scale edit
         self.job_removals: dict[str, int] = {}
         self.failed_jobs: set[str] = set()
@@ -160,6 +165,7 @@ class World:
         self.expansion_pods: list[Pod] = []
         self.replacement_pods: list[Pod] = []
         self.gates: dict[str, tuple[str, ...]] = {}
+        self._protos: dict[tuple, tuple[Pod | None, str]] = {}
         self.admission = Admission(cluster)
         names = {(p.namespace, p.name) for p in cluster.pods}
         self.pod_names = names
@@ -211,7 +217,7 @@ class World:
         return key
 
     def pods_of(self, w: Workload) -> list[Pod]:
-        return [p for p in self.pods if is_active(p) and self.owner(p.meta) is w]
+        return [p for p in self.by_owner.get(id(w), ()) if is_active(p)]
 
     def deployment_of(self, rs: Workload) -> Workload | None:
         d = self.owner(rs.meta)
@@ -263,16 +269,31 @@ class World:
         meta["ownerReferences"] = [{"apiVersion": API_VERSION[GROUP[owner.kind]], "kind": owner.kind,
                                     "name": owner.meta.name, "uid": self.uid(owner), "controller": True,
                                     "blockOwnerDeletion": True}]
-        spec = copy.deepcopy(dict(template.get("spec") or {}))
-        spec.pop("nodeName", None)
-        if edit_spec is not None:
-            edit_spec(spec)
-        raw = {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
-        pod, reason = self.admission.admit(raw)
+        # replicas of one template differ only in name and uid: admit the first, copy it for the rest
+        proto_key = None if edit_spec is not None else (
+            id(owner), id(template), tuple(sorted((labels or {}).items())),
+            tuple(sorted((annotations or {}).items())), tuple(finalizers or ()))
+        proto = self._protos.get(proto_key) if proto_key is not None else None
+        if proto is not None and proto[0] is not None:
+            first = proto[0]
+            raw = {**first.raw, "metadata": {**first.raw["metadata"], **meta}}
+            pod: Pod | None = dataclasses.replace(first, meta=ObjectMeta.parse(raw["metadata"]), raw=raw)
+            pod.key = f"{ns}/{name}"  # type: ignore[union-attr]
+            reason = ""
+        else:
+            spec = copy.deepcopy(dict(template.get("spec") or {}))
+            spec.pop("nodeName", None)
+            if edit_spec is not None:
+                edit_spec(spec)
+            raw = {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
+            pod, reason = self.admission.admit(raw)
+            if proto_key is not None:
+                self._protos[proto_key] = (pod, reason)
         if pod is None:
             self.report(self.top(owner)).rejected.append((name, reason))
             return None, reason
         self.pods.append(pod)
+        self.by_owner.setdefault(id(owner), []).append(pod)
         self.expansion.created.add(pod.key)
         return pod, ""
 
@@ -288,6 +309,9 @@ class World:
 
     def remove_pod(self, pod: Pod) -> None:
         self.pods = [p for p in self.pods if p is not pod]
+        o = self.owner(pod.meta)
+        if o is not None and id(o) in self.by_owner:
+            self.by_owner[id(o)] = [p for p in self.by_owner[id(o)] if p is not pod]
 
     # ------------------------------------------------------------------------------------ edits
     def apply_edit(self, e: Edit) -> None:
@@ -362,7 +386,7 @@ class World:
             if reason:
                 refused[pod.key] = {"pdbs": pdbs, "reason": reason}
                 continue
-            self._evict(pod, f"drain of node {name}", evicted, deleted)
+            self._evict(pod, f"drain of {name}", evicted, deleted)
         entry.update(evicted=sorted(evicted), deleted=sorted(deleted), refused=refused, ignored=sorted(ignored))
 
     def _eviction_check(self, pod: Pod) -> tuple[list[str], str]:
@@ -495,7 +519,7 @@ class World:
         removed: list[Pod] = []
         if kind in ("ReplicaSet", "ReplicationController", "Deployment"):
             sets = self.replica_sets_of(w) if kind == "Deployment" else [w]
-            active = [p for p in self.pods if is_active(p) and self.owner(p.meta) in sets]
+            active = [p for p in self.pods if is_active(p) and self.owner(p.meta) in sets]  # state order
             if len(active) > n:
                 related = active if kind == "Deployment" else []
                 removed = self._rank_for_deletion(active, related)[: len(active) - n]
@@ -533,7 +557,7 @@ class World:
         for pod in self._pods_on(name):
             if MIRROR_ANNOTATION in pod.meta.annotations or _keeps_tolerating(pod, no_execute):
                 continue
-            self._evict(pod, f"NoExecute taint {entry['taint']} on node {name}", evicted, deleted)
+            self._evict(pod, f"NoExecute taint {entry['taint']} on {name}", evicted, deleted)
         entry.update(evicted=sorted(evicted), deleted=sorted(deleted))
 
     def _edit_untaint(self, e: Edit, entry: dict) -> None:
@@ -615,7 +639,7 @@ class World:
 
     def _expand_replicas(self, top: Workload, sets: list[Workload], target: Workload) -> None:
         want = self.desired(top)
-        active = [p for p in self.pods if is_active(p) and self.owner(p.meta) in sets]
+        active = [p for rs in sets for p in self.pods_of(rs)]
         rep = self.report(top)
         rep.desired, rep.existing = want, len(active)
         template = self.spec(target).get("template") or {}
@@ -1192,8 +1216,8 @@ def _restarts(pod: Pod, sidecars: bool) -> int:
 
 
 def _log_rank(t: float, now_ns: int) -> int:
-    d = now_ns - int(round(t * 1e9))
-    return -1 if d <= 0 else int(math.floor(math.log2(d)))
+    d = now_ns - round(t * 1e9)
+    return -1 if d <= 0 else math.floor(math.log2(d))
 
 
 def _after_or_zero(t1: float | None, t2: float | None) -> bool:

@@ -26,6 +26,8 @@ def workload_blocks(result: SimulationResult, max_rows: int) -> list[Block]:
             why = (why + "; " if why else "") + f"{len(w['rejected'])} rejected: {w['rejected'][0]['reason']}"
         if w["deleted"]:
             why = (why + "; " if why else "") + f"{len(w['deleted'])} deleted by the controller"
+        if len(why) > 90:
+            why = why[:89] + "…"
         rows.append([Cell(key), Cell("-" if w["desired"] is None else str(w["desired"])), Cell(str(w["existing"])),
                      Cell(str(w["created"])), Cell(str(w["scheduled"]), OK if w["scheduled"] else ""),
                      Cell(str(w["pending"]), BAD if w["pending"] else ""), Cell(why)])
