@@ -7,9 +7,8 @@ import traceback
 from collections.abc import Callable
 from contextvars import ContextVar
 from enum import StrEnum
-from typing import Annotated, TypeVar
+from typing import Annotated, Any, TypeVar
 
-import click
 import typer
 from typer.core import TyperCommand
 
@@ -180,7 +179,7 @@ class WhatIfCommand(TyperCommand):
     """A command taking edit flags: their command-line order is recorded when its arguments are parsed
     (typer calls the command without an active click context, hence a context variable)."""
 
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:  # typer's own click Context
         _EDIT_ORDER.set(scan_edit_flags(list(args)))
         return super().parse_args(ctx, args)
 

@@ -64,6 +64,7 @@ from pysched.cli.output import (
     progress_bar,
     write_data as write_data,
 )
+from pysched.controllers.engine import Expansion
 from pysched.errors import InputError
 from pysched.model.objects import Pod
 from pysched.scheduler.trace import Outcome
@@ -76,7 +77,7 @@ WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "ReplicationController", "Stateful
 def resolve_created(cluster: Cluster, ref: str) -> tuple[str, str]:
     """(pod reference to explain, a note for the reader): ``Kind/namespace/name`` names the first pending pod
     of that workload in queue order; a pod an edit or a controller removed names its replacement."""
-    exp = cluster.expansion
+    exp = cluster.expansion if isinstance(cluster.expansion, Expansion) else Expansion("")
     parts = ref.split("/")
     if len(parts) == 3 and parts[0] in WORKLOAD_KINDS:
         pending = [p for p in cluster.pods if not p.node_name and cluster.pod_workloads.get(p.key) == ref]
@@ -87,15 +88,15 @@ def resolve_created(cluster: Cluster, ref: str) -> tuple[str, str]:
                                                                      and ref not in known else ""))
         first = min(pending, key=lambda p: (-p.priority, p.meta.creation, p.index))
         return first.key, f"{first.key} is the first pending pod of {ref}"
-    evicted = getattr(exp, "evicted", {})
+    evicted = exp.evicted
     key = ref if "/" in ref else next((k for k in evicted if k.split("/", 1)[1] == ref), ref)
-    if key in evicted and not any(p.key == key and key not in exp.replacements for p in cluster.pods):  # type: ignore[union-attr]
+    if key in evicted and not any(p.key == key and key not in exp.replacements for p in cluster.pods):
         present = {p.key for p in cluster.pods}
         note = f"pod {key} was removed by the {evicted[key]}"
-        new = next((n for n, old in exp.replacements.items() if old == key), None)  # type: ignore[union-attr]
+        new = next((n for n, old in exp.replacements.items() if old == key), None)
         while new is not None and new not in present and new in evicted:
             note += f"; its replacement {new} was removed by the {evicted[new]}"
-            new = next((n for n, old in exp.replacements.items() if old == new), None)  # type: ignore[union-attr]
+            new = next((n for n, old in exp.replacements.items() if old == new), None)
         if new is None or new not in present:
             raise _Removed(f"{note}; nothing replaces it")
         return new, f"{note}; its controller replaced it with {new}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pysched.controllers.engine import Expansion
 from pysched.report.document import Block, Cell, Column, Table, _limit, _more
 from pysched.scheduler.simulation import SimulationResult, workload_sections
 
@@ -10,7 +11,7 @@ BAD, OK, WARN = "red", "green", "yellow"
 
 def workload_blocks(result: SimulationResult, max_rows: int) -> list[Block]:
     exp = result.cluster.expansion
-    if exp is None:
+    if not isinstance(exp, Expansion):
         return []
     data = workload_sections(result, exp)
     out: list[Block] = []

@@ -87,7 +87,7 @@ class SimulationResult:
         }
         exp = self.cluster.expansion
         if exp is not None:
-            out.update(workload_sections(self, exp))  # type: ignore[arg-type]
+            out.update(workload_sections(self, exp))
         return out
 
 
@@ -251,8 +251,8 @@ def workload_sections(result: SimulationResult, exp: object) -> dict:
         pending = [p for p in created if p not in result.bindings]
         reasons: dict[str, int] = {}
         for p in pending:
-            c = last.get(p)
-            msg = (c.message or c.outcome) if c is not None else "not simulated"
+            lc = last.get(p)
+            msg = str(lc.message or lc.outcome) if lc is not None else "not simulated"
             reasons[msg] = reasons.get(msg, 0) + 1
         entry: dict = {"desired": rep.desired, "existing": rep.existing, "created": len(created),
                        "scheduled": len(scheduled), "pending": len(pending),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from pysched.errors import QuantityError
 from pysched.model.objects import (
@@ -60,7 +61,7 @@ class LimitRange:
         return self.meta.namespace
 
 
-def _quantities(raw: object, path: str) -> dict[str, object]:
+def _quantities(raw: object, path: str) -> dict[str, Any]:
     if raw is None:
         return {}
     if not isinstance(raw, Mapping):
@@ -73,7 +74,7 @@ def _quantities(raw: object, path: str) -> dict[str, object]:
     return dict(raw)
 
 
-def _milli(values: Mapping[str, object]) -> dict[str, int]:
+def _milli(values: Mapping[str, Any]) -> dict[str, int]:
     return {k: to_milli(v) for k, v in values.items()}
 
 
@@ -161,7 +162,7 @@ def validate_resources(raw: Mapping, ranges: list[LimitRange]) -> list[str]:
     problems: list[str] = []
     spec = raw.get("spec") or {}
     for part in CONTAINER_PARTS:
-        for i, c in enumerate(spec.get(part) or []):  # type: ignore[union-attr]
+        for i, c in enumerate(spec.get(part) or []):
             res = c.get("resources") or {}
             requests = _milli(res.get("requests") or {})
             limits = _milli(res.get("limits") or {})
