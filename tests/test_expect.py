@@ -95,7 +95,7 @@ spec:
 """)
     text = Path(snapshot).read_text().replace(
         "  labels:\n    app: web\n", "  labels:\n    app: web\n  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, "
-        "name: web-abc, uid: u2}]\n")
+        "name: web-abc, uid: u2, controller: true}]\n")  # its pods: the ReplicaSet creates none
     snapshot.write_text(text)
     expect = _write(tmp_path, "expect:\n- workload: Deployment/shop/web\n  landOn: {matchLabels: "
                               "{topology.kubernetes.io/region: eu-west-1}}\n")
