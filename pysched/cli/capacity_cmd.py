@@ -8,10 +8,23 @@ from typing import Annotated
 import typer
 
 from pysched.cli.common import (
+    AddNodeOpt,
+    CordonOpt,
+    DrainOpt,
+    LabelOpt,
     Output,
+    RemoveNodeOpt,
+    RunCronJobsOpt,
+    ScaleOpt,
+    ScenarioOpt,
     TableFormat,
+    TaintOpt,
     TieBreak,
+    UncordonOpt,
+    UntaintOpt,
+    WhatIfCommand,
     build_registry,
+    edit_order,
     effective_config,
     guarded,
     load_inputs,
@@ -60,7 +73,7 @@ def load_templates(paths: list[str], max_bytes: int, workloads: list[str] | None
 def register(app: typer.Typer) -> None:
     """Add the ``capacity`` command to ``app``."""
 
-    @app.command("capacity")
+    @app.command("capacity", cls=WhatIfCommand)
     def capacity(
         snapshot: Annotated[list[str] | None, typer.Argument(
             help="Snapshot files or folders ('-' for stdin). Without: the live cluster.")] = None,
@@ -107,6 +120,17 @@ def register(app: typer.Typer) -> None:
         max_file_size: Annotated[int, typer.Option(
             "--max-file-size", min=1, help="Refuse input files (after decompression) larger than this many bytes.")
         ] = DEFAULT_MAX_BYTES,
+        cordon: CordonOpt = None,
+        uncordon: UncordonOpt = None,
+        drain: DrainOpt = None,
+        remove_node: RemoveNodeOpt = None,
+        add_node: AddNodeOpt = None,
+        scale: ScaleOpt = None,
+        taint: TaintOpt = None,
+        untaint: UntaintOpt = None,
+        label: LabelOpt = None,
+        scenario: ScenarioOpt = None,
+        run_cronjobs: RunCronJobsOpt = False,
         plugin_dir: PluginDirOption = None,
         quiet: Annotated[bool, typer.Option("-q", "--quiet", help="No warnings on stderr.")] = False,
         report: Annotated[str | None, typer.Option(
@@ -139,7 +163,7 @@ def register(app: typer.Typer) -> None:
             opts = CapacityOptions(mode=mode.value, max_copies=max_copies, allow_preemption=allow_preemption,
                                    tie_break=tie_break.value, seed=seed, node_template=node_raw,
                                    node_template_source=node_template or "", replicas=replicas,
-                                   max_nodes=max_nodes, now=now)
+                                   max_nodes=max_nodes, now=now, edits=edit_order(), run_cronjobs=run_cronjobs)
             answer = run_capacity(cluster, templates, cfg, registry, opts)
             warn([w for w in answer.warnings if w not in cluster.warnings], quiet)
             from pysched.report.capacity import build_capacity_document
