@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import time
+import zlib
 from pathlib import Path
 
 import pytest
@@ -90,6 +91,7 @@ SNAPSHOT_CASES = [
                                  "'policy/v1beta1'", "expected apiVersion 'policy/v1'"]),
     ("wrong-types.yaml", 2, ["wrong-types.yaml:17: document 2: Pod team-a/web-1: spec.containers: expected a list"]),
     ("alias-bomb.yaml", 2, ["alias-bomb.yaml:12: document 1", "alias bomb"]),
+    ("duplicate-key.yaml", 2, ['duplicate-key.yaml:14: document 1: mapping key "requests" already defined at line 12']),
     # PyYAML 6.0.4 refuses deep flow nesting itself; older versions reach our own guard: both say "nesting"
     ("deep-nesting.yaml", 2, ["deep-nesting.yaml:6", "nesting"]),
     ("recursive-alias.yaml", 2, ["recursive-alias.yaml:9: document 1", "alias *spec", "recursive"]),
@@ -133,8 +135,11 @@ CONFIG_CASES = [
     ("config-unknown-field.yaml", ['unknown field "percentageOfNodeToScore"',
                                    'did you mean "percentageOfNodesToScore"']),
     ("config-yaml-syntax.yaml", ["config-yaml-syntax.yaml:5:", "invalid YAML"]),
-    ("config-deep-nesting.yaml", ["config-deep-nesting.yaml", "nested too deeply"]),
-    ("config-bad-value.yaml", ["config-bad-value.yaml: invalid YAML: cannot read a value"]),
+    ("config-deep-nesting.yaml", ["config-deep-nesting.yaml:3:", "nesting deeper than 100 levels"]),
+    ("config-duplicate-key.yaml", ['config-duplicate-key.yaml:6: document 1: mapping key "percentageOfNodesToScore" '
+                                   'already defined at line 3']),
+    ("config-alias-bomb.yaml", ["config-alias-bomb.yaml:14:", "alias bomb"]),
+    ("config-bad-value.yaml", ['config-bad-value.yaml: leaderElection.leaseDuration: time: invalid duration "2025-13-45"']),
 ]
 
 
@@ -281,9 +286,95 @@ def test_gzip_bomb_is_bounded(tmp_path: Path) -> None:
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero")
 def test_endless_binary_stream_is_refused_at_once() -> None:
     start = time.perf_counter()
-    with pytest.raises(InputError, match="binary data"):
+    with pytest.raises(InputError, match="/dev/zero: is a character device, not a regular file"):
         load_snapshot(["/dev/zero"])
     assert time.perf_counter() - start < 2
+
+
+def _child_peak(code: str) -> tuple[str, float, int]:
+    """Run ``code`` in a fresh interpreter: (its stdout, seconds, peak resident KiB)."""
+    wrapped = (code + "\nimport resource, sys\n"
+               "print('PEAK', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n")
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", wrapped], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    took = time.perf_counter() - start
+    assert proc.returncode == 0, proc.stderr
+    out, _, peak = proc.stdout.rpartition("PEAK ")
+    return out, took, int(peak)
+
+
+def test_gzip_bomb_costs_little_memory(tmp_path: Path) -> None:
+    # 5 MB of gzip that would inflate to 5 GB: refused after ~32 MiB, whatever --max-file-size says
+    path = tmp_path / "bomb.yaml.gz"
+    comp = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    block = b"x" * (1 << 20)
+    with path.open("wb") as f:
+        for _ in range(5000):
+            f.write(comp.compress(block))
+        f.write(comp.flush())
+    code = ("from pysched.snapshot.loader import load_snapshot\nfrom pysched.errors import InputError\n"
+            f"try:\n    load_snapshot([{str(path)!r}])\nexcept InputError as e:\n    print(e)\n")
+    out, took, peak_kib = _child_peak(code)
+    assert "gzip data inflates more than 200 times" in out and "gzip bomb" in out
+    assert peak_kib < 200_000 and took < 20
+
+
+def test_gzip_with_several_members_is_read_whole(tmp_path: Path) -> None:
+    path = tmp_path / "two.yaml.gz"
+    path.write_bytes(gzip.compress(yaml.safe_dump(NODE).encode() + b"---\n") + gzip.compress(yaml.safe_dump(pod("a")).encode()))
+    cluster = load_snapshot([str(path)])
+    assert [n.name for n in cluster.nodes] == ["n1"] and [p.key for p in cluster.pods] == ["ns/a"]
+    path.write_bytes(gzip.compress(b"apiVersion: v1\n") + b"garbage")
+    with pytest.raises(InputError, match="trailing garbage"):
+        load_snapshot([str(path)])
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_fifo_is_refused_at_once_for_every_reader(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.yaml"
+    os.mkfifo(fifo)
+    start = time.perf_counter()
+    result = simulate(str(fifo))
+    assert result.exit_code == 2 and f"{fifo}: is a FIFO (named pipe), not a regular file" in result.stderr
+    assert "'-' for stdin" in result.stderr
+    result = simulate(str(DEMO), "--config", str(fifo))
+    assert result.exit_code == 2 and "is a FIFO (named pipe)" in result.stderr
+    from pysched.errors import SourceError
+    from pysched.snapshot.live import resolve_source
+    with pytest.raises(SourceError, match="is a FIFO"):
+        resolve_source(kubeconfig=str(fifo))
+    assert time.perf_counter() - start < 5
+
+
+def test_kubeconfig_duplicate_keys_and_aliases_are_refused(tmp_path: Path) -> None:
+    from pysched.errors import SourceError
+    from pysched.snapshot.live import resolve_source
+    path = tmp_path / "config"
+    path.write_text("apiVersion: v1\nkind: Config\ncurrent-context: a\ncurrent-context: b\n")
+    with pytest.raises(SourceError, match='config:4: document 1: mapping key "current-context" already defined at line 3'):
+        resolve_source(kubeconfig=str(path))
+    levels = ["a0: &a0 [" + ", ".join(["x"] * 10) + "]"]
+    levels += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 9)]
+    path.write_text("\n".join(levels) + "\n")
+    start = time.perf_counter()
+    with pytest.raises(SourceError, match="alias bomb"):
+        resolve_source(kubeconfig=str(path))
+    assert time.perf_counter() - start < 2
+
+
+def test_duplicate_keys_in_a_yaml_chunk_of_a_mixed_stream_name_the_file_line(tmp_path: Path) -> None:
+    path = tmp_path / "mixed.yaml"
+    path.write_text(json.dumps(NODE) + "\n---\napiVersion: v1\nkind: Pod\nkind: Pod\n")
+    with pytest.raises(InputError, match=r"mixed.yaml:5: .*mapping key \"kind\" already defined at line 4"):
+        load_snapshot([str(path)])
+
+
+def test_merge_keys_may_be_overridden(tmp_path: Path) -> None:
+    path = tmp_path / "merge.yaml"
+    path.write_text("apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  labels: &l {a: '1', b: '2'}\n"
+                    "  annotations:\n    <<: *l\n    a: '3'\n")
+    (node,) = load_snapshot([str(path)]).nodes
+    assert node.name == "n1"
 
 
 # --------------------------------------------------------------------------- files, folders, stdin

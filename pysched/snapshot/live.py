@@ -31,7 +31,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 import urllib3
-import yaml
 from kubernetes.client import ApiClient, Configuration
 from kubernetes.client.exceptions import ApiException
 from kubernetes.config import load_kube_config_from_dict
@@ -40,6 +39,7 @@ from kubernetes.config.incluster_config import InClusterConfigLoader
 
 from pysched import __version__
 from pysched.errors import SourceError
+from pysched.snapshot import reader
 from pysched.snapshot.cluster import Cluster
 from pysched.snapshot.loader import Document, build_cluster
 
@@ -150,16 +150,18 @@ def kubeconfig_files(kubeconfig: str | None, environ: Mapping[str, str] | None =
     return ([default] if os.path.isfile(default) else []), default
 
 
+MAX_KUBECONFIG_BYTES = 16 << 20
+
+
 def _read_kubeconfig(path: str) -> dict:
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = yaml.safe_load(f)
-    except OSError as e:
-        raise SourceError(f"kubeconfig {path}: cannot read: {e.strerror or e}") from None
-    except yaml.YAMLError as e:
-        raise SourceError(f"kubeconfig {path}: invalid YAML: {str(e).splitlines()[0]}") from None
-    if data is None:
+    """One kubeconfig through the bounded reader: regular files only, size, aliases, nesting, duplicate keys."""
+    text = reader.read_text(path, MAX_KUBECONFIG_BYTES, error=SourceError, what="kubeconfig", raise_hint="")
+    docs = reader.load_yaml_one(text, path, error=SourceError)
+    if not docs:
         return {}
+    if len(docs) > 1:
+        raise SourceError(f"kubeconfig {path}: expected one YAML document (a Config), found {len(docs)}")
+    data = docs[0]
     if not isinstance(data, dict):
         raise SourceError(f"kubeconfig {path}: expected a Config mapping, got {type(data).__name__}")
     return data

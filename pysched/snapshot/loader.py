@@ -18,13 +18,9 @@ spec, containers) and label values the API server would reject errors.
 from __future__ import annotations
 
 import difflib
-import gzip
-import io
 import json
 import os
 import re
-import sys
-import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,27 +53,19 @@ from pysched.model.storage import (
     parse_storage_class,
     parse_volume_attachment,
 )
+from pysched.snapshot import reader
 from pysched.snapshot.cluster import Cluster
+from pysched.snapshot.reader import (  # noqa: F401 - re-exported: the limits are part of this module's API
+    DEFAULT_MAX_BYTES,
+    MAX_ALIAS_NODES,
+    MAX_DEPTH,
+    StrictLoader,
+)
 
-_Base: Any  # the C loader or the pure-Python one: the stubs type them apart
-try:  # the C loader is many times faster on large dumps
-    _Base = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - libyaml missing
-    _Base = yaml.SafeLoader
-
-
-class _Loader(_Base):
-    """Timestamps stay the strings they are: Kubernetes reads them as RFC 3339 text, and an unquoted
-    ``2025-13-45`` must not fail inside the YAML constructor."""
-
-
-_Loader.add_constructor("tag:yaml.org,2002:timestamp", _Base.construct_yaml_str)
+_Loader = StrictLoader
 
 SNAPSHOT_SUFFIXES = (".yaml", ".yml", ".json", ".yaml.gz", ".yml.gz", ".json.gz")
-DEFAULT_MAX_BYTES = 1 << 30
 MAX_ERRORS = 20
-MAX_DEPTH = 100  # nesting of one document; Kubernetes objects stay far below
-MAX_ALIAS_NODES = 1_000_000  # nodes that aliases may add to one file when expanded
 LOCATE_MAX_CHARS = 8 << 20  # error messages name the line of the field in files up to this size
 BUILTIN_PRIORITY_CLASSES = {"system-node-critical": 2000001000, "system-cluster-critical": 2000000000}
 WORKLOAD_KINDS = ("Service", "ReplicationController", "ReplicaSet", "StatefulSet")
@@ -174,69 +162,9 @@ def _walk(folder: str) -> list[str]:
 
 
 def read_source(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
-    """The text of a file ('-' = stdin), gzip-decompressed when it is gzip; at most ``max_bytes``."""
-    name = "<stdin>" if path == "-" else path
-    limit = f"over the limit of {max_bytes} bytes (raise it with --max-file-size)"
-    if path == "-":
-        if _isatty(sys.stdin):
-            raise InputError("reading the snapshot from stdin, but stdin is a terminal: pipe a snapshot in "
-                             "(kubectl get nodes,pods -A -o yaml | pysched simulate -)", file=name)
-        data = _read_bounded(sys.stdin.buffer, max_bytes, name)
-    else:
-        try:
-            size = os.path.getsize(path)
-            if size > max_bytes:
-                raise InputError(f"file is {size} bytes, {limit}", file=path)
-            with open(path, "rb") as f:
-                data = _read_bounded(f, max_bytes, path)
-        except OSError as e:
-            raise InputError(f"cannot read: {e.strerror or e}", file=path) from None
-    if len(data) > max_bytes:
-        raise InputError(f"input is {limit}", file=name)
-    if data[:2] == b"\x1f\x8b":
-        try:
-            with gzip.GzipFile(fileobj=io.BytesIO(data)) as gz:
-                data = gz.read(max_bytes + 1)
-        except (OSError, EOFError, zlib.error) as e:
-            raise InputError(f"not a readable gzip file: {e}", file=name) from None
-        if len(data) > max_bytes:
-            raise InputError(f"decompressed input is {limit}", file=name)
-    return _decode(data, name)
-
-
-def _isatty(stream: object) -> bool:
-    try:
-        return bool(stream.isatty())  # type: ignore[attr-defined]
-    except (AttributeError, ValueError, OSError):
-        return False
-
-
-def _read_bounded(f: io.BufferedIOBase | BinaryIO, max_bytes: int, name: str) -> bytes:
-    """At most ``max_bytes + 1`` bytes; stops early on binary data (``/dev/zero`` must not fill memory)."""
-    head = f.read(min(8192, max_bytes + 1))
-    if b"\x00" in head and not head.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
-        if head[:2] != b"\x1f\x8b":
-            raise InputError("binary data: expected YAML or JSON text", file=name)
-    rest = f.read(max_bytes + 1 - len(head)) if len(head) <= max_bytes else b""
-    return head + rest
-
-
-def _decode(data: bytes, name: str) -> str:
-    for bom, codec in ((b"\x00\x00\xfe\xff", "utf-32-be"), (b"\xff\xfe\x00\x00", "utf-32-le"),
-                       (b"\xfe\xff", "utf-16-be"), (b"\xff\xfe", "utf-16-le")):
-        if data.startswith(bom):  # e.g. PowerShell's `kubectl get ... > file` writes UTF-16
-            try:
-                return data[len(bom):].decode(codec)
-            except UnicodeDecodeError as e:
-                raise InputError(f"not valid {codec.upper()} text (byte {e.start + len(bom)})", file=name) from None
-    if b"\x00" in data[:8192]:
-        raise InputError("binary data: expected YAML or JSON text", file=name)
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        line = data[:e.start].count(b"\n") + 1
-        raise InputError(f"not UTF-8 text (byte {e.start} is {data[e.start:e.start + 1]!r}): expected YAML or "
-                         f"JSON in UTF-8", file=name, line=line) from None
+    """The text of a file ('-' = stdin), gzip-decompressed when it is gzip; bounded (see ``reader``)."""
+    return reader.read_text(path, max_bytes, stdin_hint="pipe a snapshot in "
+                            "(kubectl get nodes,pods -A -o yaml | pysched simulate -)")
 
 
 # ================================================================================================ documents
@@ -278,8 +206,10 @@ def _parse_json_documents_in_yaml(text: str, source: str) -> list[Document] | No
         return None
     keep = text if len(text) <= LOCATE_MAX_CHARS else None
     docs: list[Document] = []
+    first_line, counted = 1, 0
     for offset, chunk in chunks:
-        first_line = text.count("\n", 0, offset) + 1
+        first_line += text.count("\n", counted, offset)  # counted once per stretch: linear in the text
+        counted = offset
         body = chunk.lstrip()
         if body.startswith("{"):
             try:
@@ -289,9 +219,8 @@ def _parse_json_documents_in_yaml(text: str, source: str) -> list[Document] | No
             line = first_line + chunk.count("\n", 0, len(chunk) - len(body))
             docs.append(Document(source, len(docs) + 1, obj, line, keep))
             continue
-        for d in _parse_yaml(chunk, source):
-            docs.append(Document(source, len(docs) + 1, d.obj,
-                                 None if d.line is None else d.line + first_line - 1, keep))
+        for d in _parse_yaml(chunk, source, first_line - 1):
+            docs.append(Document(source, len(docs) + 1, d.obj, d.line, keep))
     return docs
 
 
@@ -321,116 +250,10 @@ def _parse_json(text: str, source: str) -> list[Document]:
     return docs
 
 
-def _yaml_error(e: yaml.YAMLError, source: str) -> InputError:
-    mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
-    line = mark.line + 1 if mark is not None else None
-    problem = getattr(e, "problem", None) or str(e).splitlines()[0]
-    context = getattr(e, "context", None)
-    column = f" (column {mark.column + 1})" if mark is not None else ""
-    return InputError(f"invalid YAML: {context + ', ' if context else ''}{problem}{column}", file=source, line=line)
-
-
-def _parse_yaml(text: str, source: str) -> Iterator[Document]:
-    try:
-        _check_yaml_size(text, source)
-        keep = text if len(text) <= LOCATE_MAX_CHARS else None
-        loader = _Loader(text)
-        try:
-            index = 0
-            while loader.check_node():
-                node = loader.get_node()
-                index += 1
-                if node is None:
-                    continue
-                line = node.start_mark.line + 1
-                try:
-                    obj = loader.construct_document(node)
-                except (ValueError, TypeError, OverflowError) as e:  # e.g. an integer of 5000 digits
-                    detail = "an integer with too many digits" if "digits" in str(e) else str(e)
-                    raise InputError(f"invalid YAML: cannot read a value: {detail}", file=source, doc=index,
-                                     line=line) from None
-                yield Document(source, index, obj, line, keep)
-        finally:
-            loader.dispose()
-    except yaml.YAMLError as e:
-        raise _yaml_error(e, source) from None
-
-
-_DOC = 2
-_DEPTH_DELTA = {yaml.SequenceStartEvent: 1, yaml.MappingStartEvent: 1, yaml.SequenceEndEvent: -1,
-                yaml.MappingEndEvent: -1, yaml.DocumentStartEvent: _DOC}
-
-
-def _check_yaml_size(text: str, source: str) -> None:
-    """Refuse alias bombs and absurd nesting before anything is composed.
-
-    One pass over the parser's events (libyaml's parser keeps its own stack; only the composer
-    recurses): a document nested deeper than ``MAX_DEPTH``, aliases that would add more than
-    ``MAX_ALIAS_NODES`` nodes when expanded (billion laughs), or an alias to a node that encloses it (a
-    recursive structure) is an ``InputError``. Time and memory are linear in the text."""
-    ev: Any  # the stubs' Event has no anchor, and an optional start_mark
-    if "&" not in text:  # no anchor, hence no alias: only the nesting needs watching (the common case)
-        depth = 0
-        index = 0
-        delta = _DEPTH_DELTA.get
-        for ev in yaml.parse(text, Loader=_Loader):
-            d = delta(type(ev))
-            if d:
-                if d == _DOC:
-                    index += 1
-                    continue
-                depth += d
-                if depth > MAX_DEPTH:
-                    raise InputError(f"nesting deeper than {MAX_DEPTH} levels: not a Kubernetes object",
-                                     file=source, doc=index, line=ev.start_mark.line + 1)
-        return
-    depth = 0
-    index = 0
-    open_anchors: list[str | None] = []  # anchor of each open collection
-    sizes: dict[str, int] = {}  # anchor -> expanded node count (capped)
-    counts: list[int] = []  # expanded node count of each open collection (capped)
-    alias_nodes = 0
-    cap = MAX_ALIAS_NODES + 1
-    scalar, alias = yaml.ScalarEvent, yaml.AliasEvent
-    starts = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
-    ends = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
-    for ev in yaml.parse(text, Loader=_Loader):
-        cls = type(ev)
-        if cls is scalar:
-            if ev.anchor is not None:
-                sizes[ev.anchor] = 1
-            if counts:
-                counts[-1] = min(counts[-1] + 1, cap)
-        elif cls is alias:
-            anchor = ev.anchor
-            if anchor in open_anchors:
-                raise InputError(f"alias *{anchor} refers to a node that contains it: recursive structures are "
-                                 f"not Kubernetes objects", file=source, doc=index, line=ev.start_mark.line + 1)
-            n = sizes.get(anchor, 1)  # an undefined alias: the composer reports it
-            alias_nodes += n
-            if alias_nodes > MAX_ALIAS_NODES:
-                raise InputError(f"aliases expand to more than {MAX_ALIAS_NODES} nodes (a YAML alias bomb?): "
-                                 f"refused", file=source, doc=index, line=ev.start_mark.line + 1)
-            if counts:
-                counts[-1] = min(counts[-1] + n, cap)
-        elif cls in starts:
-            depth += 1
-            if depth > MAX_DEPTH:
-                raise InputError(f"nesting deeper than {MAX_DEPTH} levels: not a Kubernetes object", file=source,
-                                 doc=index, line=ev.start_mark.line + 1)
-            open_anchors.append(ev.anchor)
-            counts.append(1)
-        elif cls in ends:
-            depth -= 1
-            anchor = open_anchors.pop()
-            n = counts.pop()
-            if anchor is not None:
-                sizes[anchor] = n
-            if counts:
-                counts[-1] = min(counts[-1] + n, cap)
-        elif cls is yaml.DocumentStartEvent:
-            index += 1
-            sizes.clear()  # anchors are local to a document
+def _parse_yaml(text: str, source: str, line_offset: int = 0) -> Iterator[Document]:
+    keep = text if len(text) <= LOCATE_MAX_CHARS else None
+    for index, obj, line in reader.yaml_documents(text, source, line_offset=line_offset):
+        yield Document(source, index, obj, line, keep)
 
 
 def iter_objects(docs: Iterable[Document]) -> Iterator[tuple[Document, dict, str]]:
