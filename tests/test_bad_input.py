@@ -58,7 +58,7 @@ SNAPSHOT_CASES = [
     ("scalar.yaml", 2, ["scalar.yaml:1: document 1", "expected a Kubernetes object", "got str"]),
     ("missing-apiversion.yaml", 2, ["missing-apiversion.yaml:1: document 1: Node node-1: apiVersion: required"]),
     ("missing-kind.yaml", 2, ["missing-kind.yaml:1: document 1: object node-1: kind: required"]),
-    ("missing-name.yaml", 2, ["missing-name.yaml:4: document 1: Pod team-a/<unnamed>: metadata.name: required"]),
+    ("missing-name.yaml", 2, ["missing-name.yaml:3: document 1: Pod team-a/<unnamed>: metadata.name: required"]),
     ("duplicate-pod.yaml", 2, ["duplicate-pod.yaml:18: document 3: Pod team-a/web-1: duplicate object",
                                "already defined at", "duplicate-pod.yaml:8 (document 2)"]),
     ("bad-quantity.yaml", 2, ["bad-quantity.yaml:23: document 2: Pod team-a/web-1: "
@@ -72,7 +72,7 @@ SNAPSHOT_CASES = [
     ("bad-node-selector.yaml", 2, ["bad-node-selector.yaml:22: document 2: Pod team-a/web-1: "
                                    "spec.nodeSelector.disktype", "invalid label value 'fast ssd'"]),
     ("bad-affinity-selector.yaml", 2, [
-        "bad-affinity-selector.yaml:27: document 2: Pod team-a/web-1: spec.affinity.podAntiAffinity."
+        "bad-affinity-selector.yaml:26: document 2: Pod team-a/web-1: spec.affinity.podAntiAffinity."
         "requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchLabels", "invalid label value '-web-'"]),
     ("bad-selector-operator.yaml", 2, [
         "bad-selector-operator.yaml:27: document 2: Pod team-a/web-1: spec.affinity.nodeAffinity."
@@ -89,7 +89,7 @@ SNAPSHOT_CASES = [
                                "RFC 3339", "'2025-13-45'"]),
     ("old-api-version.yaml", 2, ["old-api-version.yaml:10: document 2: PodDisruptionBudget team-a/web: apiVersion",
                                  "'policy/v1beta1'", "expected apiVersion 'policy/v1'"]),
-    ("wrong-types.yaml", 2, ["wrong-types.yaml:17: document 2: Pod team-a/web-1: spec.containers: expected a list"]),
+    ("wrong-types.yaml", 2, ["wrong-types.yaml:16: document 2: Pod team-a/web-1: spec.containers: expected a list"]),
     ("alias-bomb.yaml", 2, ["alias-bomb.yaml:12: document 1", "alias bomb"]),
     ("duplicate-key.yaml", 2, ['duplicate-key.yaml:14: document 1: mapping key "requests" already defined at line 12']),
     # PyYAML 6.0.4 refuses deep flow nesting itself; older versions reach our own guard: both say "nesting"
@@ -110,8 +110,24 @@ SNAPSHOT_CASES = [
     ("unknown-priority-class.yaml", 0, ["Pod team-a/web-1: rejected", "no PriorityClass with name "
                                                                       "business-critical was found"]),
     ("no-pending-pods.yaml", 0, ["nothing to do: the snapshot holds no pending pods"]),
-    ("unknown-field.yaml", 0, ["unknown field spec.nodeSelecter (did you mean 'nodeSelector'?)",
-                               "unknown field spec.containers[].resource (did you mean 'resources'?)", "--strict"]),
+    ("nested-typos.yaml", 0, [
+        "Node node-1: spec.taints[0].vaule: unknown field 'vaule' (did you mean 'value'?)",
+        "Node node-1: status.capacty: unknown field 'capacty' (did you mean 'capacity'?)",
+        "Pod team-a/web-1: spec.containers[0].resources.request: unknown field 'request' (did you mean 'requests'?)",
+        "spec.containers[0].ports[0].hostport: unknown field 'hostport' (did you mean 'hostPort'?)",
+        "spec.tolerations[0].operater: unknown field 'operater' (did you mean 'operator'?)",
+        "spec.affinity.nodeAffinty: unknown field 'nodeAffinty' (did you mean 'nodeAffinity'?)",
+        "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchLabel: "
+        "unknown field 'matchLabel' (did you mean 'matchLabels'?)", "--validate=strict makes it an error"]),
+    ("bad-names.yaml", 0, [
+        "Node Node_1: metadata.name: invalid name 'Node_1': a lowercase RFC 1123 subdomain",
+        "metadata.name: invalid name 'web-xxxxxxxxxx", "must be no more than 253 characters (it has 260)",
+        "metadata.namespace: invalid namespace 'team.a': a lowercase RFC 1123 label"]),
+    ("control-chars.yaml", 0, ["invalid name 'node-1\\u202e\\u2066gnp.exe\\x1b[2J'", "Pod team-a/web\\u202e1",
+                               "invalid label value 'a\\x1b]0;owned\\x07'"]),
+    ("unknown-field.yaml", 0, ["Pod team-a/web-1: spec.nodeSelecter: unknown field 'nodeSelecter' (did you mean "
+                               "'nodeSelector'?)", "spec.containers[0].resource: unknown field 'resource' (did you "
+                               "mean 'resources'?)", "--validate=strict"]),
 ]
 
 CONFIG_CASES = [
@@ -432,8 +448,8 @@ def test_strict_mode_refuses_unknown_fields_and_bad_label_values(tmp_path: Path)
     path = tmp_path / "n.yaml"
     path.write_text(yaml.safe_dump(node))
     cluster = load_snapshot([str(path)])  # upstream's own tests use such values: a warning by default
-    assert any("invalid label value '-5'" in w and "--strict" in w for w in cluster.warnings)
-    assert any("unknown field spec.bogus" in w for w in cluster.warnings)
+    assert any("invalid label value '-5'" in w and "--validate=strict" in w for w in cluster.warnings)
+    assert any("Node n1: spec.bogus: unknown field 'bogus'" in w for w in cluster.warnings)
     with pytest.raises(InputErrors) as info:
         load_snapshot([str(path)], strict=True)
     assert "Node n1: metadata.labels.mem: invalid label value '-5'" in str(info.value)

@@ -36,6 +36,12 @@ class TieBreak(StrEnum):
     random = "random"
 
 
+class Validate(StrEnum):
+    strict = "strict"
+    warn = "warn"
+    ignore = "ignore"
+
+
 T = TypeVar("T")
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_UNSCHEDULABLE = 0, 1, 2, 3
 
@@ -70,15 +76,15 @@ def build_registry(plugin_dirs: list[str] | None = None) -> Registry:
 
 def load_inputs(positional: list[str] | None, filenames: list[str] | None, *, kubeconfig: str | None = None,
                 context: str | None = None, quiet: bool = False, strict: bool = False,
-                max_file_size: int | None = None) -> Cluster:
+                max_file_size: int | None = None, validate: str | None = None) -> Cluster:
     """Snapshot files when any are given, else the live cluster the kubeconfig points at."""
     paths = list(positional or []) + list(filenames or [])
     if paths:
         if kubeconfig or context:
             raise InputError("--kubeconfig and --context read a live cluster: pass them or snapshot files, not both")
-        return load_snapshot(paths, max_file_size or DEFAULT_MAX_BYTES, strict=strict)
+        return load_snapshot(paths, max_file_size or DEFAULT_MAX_BYTES, strict=strict, validate=validate)
     from pysched.cli.live_cmd import load_live_cluster  # imports the kubernetes client only when used
-    return load_live_cluster(kubeconfig, context, quiet, strict=strict)
+    return load_live_cluster(kubeconfig, context, quiet, strict=strict, validate=validate)
 
 
 def config_name(path: str | None) -> str:

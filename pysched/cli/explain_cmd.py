@@ -12,6 +12,7 @@ from pysched.cli.common import (
     Output,
     TableFormat,
     TieBreak,
+    Validate,
     build_registry,
     guarded,
     load_inputs,
@@ -40,6 +41,7 @@ from pysched.cli.options import (
     StrictOption,
     TableFormatOption,
     TieBreakOption,
+    ValidateOption,
 )
 from pysched.cli.output import (
     PROGRESS_DELAY as PROGRESS_DELAY,
@@ -120,6 +122,7 @@ def register(app: typer.Typer) -> None:
         namespace: Annotated[str | None, typer.Option("-n", "--namespace", help="The pod's namespace.")] = None,
         kubeconfig: KubeconfigOption = None,
         context: ContextOption = None,
+        validate: ValidateOption = Validate.warn,
         strict: StrictOption = False,
         max_file_size: MaxFileSizeOption = DEFAULT_MAX_FILE_SIZE,
         config: ConfigOption = None,
@@ -150,7 +153,8 @@ def register(app: typer.Typer) -> None:
             registry = build_registry(plugin_dir)
             cfg = load_scheduler_config(config, registry)
             cluster = load_inputs(None, filename, kubeconfig=kubeconfig, context=context, quiet=quiet,
-                                  strict=strict, max_file_size=max_file_size)
+                                  strict=strict, max_file_size=max_file_size,
+                                  validate=None if strict else validate.value)
             warn(cluster.warnings, quiet)
             target = resolve_pod(cluster, pod, namespace)
             check_pending(target, {p.scheduler_name for p in cfg.profiles})

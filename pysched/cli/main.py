@@ -14,6 +14,7 @@ from pysched.cli.common import (
     Output,
     TableFormat,
     TieBreak,
+    Validate,
     build_registry,
     guarded,
     load_inputs,
@@ -33,6 +34,7 @@ from pysched.cli.options import (
     SeedOption,
     StrictOption,
     TieBreakOption,
+    ValidateOption,
 )
 from pysched.cli.output import progress_bar, table_style
 from pysched.report.serialize import to_json, to_yaml
@@ -77,6 +79,7 @@ def simulate(
     context: ContextOption = None,
     namespace: Annotated[str | None, typer.Option(
         "-n", "--namespace", help="Print only this namespace's pods (the whole cluster is simulated).")] = None,
+    validate: ValidateOption = Validate.warn,
     strict: StrictOption = False,
     max_file_size: MaxFileSizeOption = DEFAULT_MAX_FILE_SIZE,
     plugin_dir: PluginDirOption = None,
@@ -92,7 +95,8 @@ def simulate(
         registry = build_registry(plugin_dir)
         cfg = load_scheduler_config(config, registry)
         cluster = load_inputs(snapshot, filename, kubeconfig=kubeconfig, context=context, quiet=quiet,
-                              strict=strict, max_file_size=max_file_size)
+                              strict=strict, max_file_size=max_file_size,
+                              validate=None if strict else validate.value)
         warn(cluster.warnings, quiet)
         opts = SimulationOptions(tie_break=tie_break.value, seed=seed, trace=trace,
                                  trace_pods=set(pod) if pod else None, fail_fast=fail_fast)

@@ -651,7 +651,7 @@ def _plural_text(res: Resource) -> str:
     return f"{res.plural}" if not res.group else f"{res.plural}.{res.group}"
 
 
-def cluster_from_live(snap: LiveSnapshot, strict: bool = False) -> Cluster:
+def cluster_from_live(snap: LiveSnapshot, strict: bool = False, validate: str | None = None) -> Cluster:
     """The file loader's admission on the objects read: same parsing, same errors, same Cluster. An error
     names the list it came from and the item's number in it (``https://…/api/v1/pods: document 12``)."""
     counters: dict[str, int] = {}
@@ -661,13 +661,13 @@ def cluster_from_live(snap: LiveSnapshot, strict: bool = False) -> Cluster:
         counters[kind] = counters.get(kind, 0) + 1
         src = f"{snap.source.server}{snap.paths.get(kind, '')}"
         docs.append((Document(src, counters[kind], obj, None), obj, ""))
-    cluster = build_cluster(docs, strict=strict)
+    cluster = build_cluster(docs, strict=strict, validate=validate)
     cluster.sources = [snap.source.server]
     cluster.warnings[:0] = snap.warnings
     return cluster
 
 
 def load_live(kubeconfig: str | None = None, context: str | None = None,
-              progress: ProgressFn | None = None, *, strict: bool = False) -> Cluster:
+              progress: ProgressFn | None = None, *, strict: bool = False, validate: str | None = None) -> Cluster:
     """Read a live cluster (read-only) into the same :class:`Cluster` the file loader builds."""
-    return cluster_from_live(read_live(kubeconfig, context, progress), strict=strict)
+    return cluster_from_live(read_live(kubeconfig, context, progress), strict=strict, validate=validate)

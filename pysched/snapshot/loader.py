@@ -10,21 +10,19 @@ YAML stream is checked event by event *before* it is composed, so that alias bom
 are refused in time proportional to the text (libyaml's composer recurses in C and would crash the
 interpreter on deep nesting).
 
-Unknown fields of known kinds are ignored, as the API server's non-strict decoding ignores them (with a
-warning for Pod and Node); ``strict=True`` makes unknown fields of Pod and Node (top level, metadata,
-spec, containers) and label values the API server would reject errors.
+Every object of a kind the v1.34 schema knows is checked field by field at any depth (``validation``):
+with ``validate="warn"`` (the default, as kubectl's) unknown or mistyped fields, invalid names and label
+values are warnings with the path and a "did you mean"; ``strict`` makes them errors; ``ignore`` skips.
 """
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
 
 import yaml
 
@@ -53,13 +51,14 @@ from pysched.model.storage import (
     parse_storage_class,
     parse_volume_attachment,
 )
-from pysched.snapshot import reader
+from pysched.snapshot import reader, validation
 from pysched.snapshot.cluster import Cluster
 from pysched.snapshot.reader import (  # noqa: F401 - re-exported: the limits are part of this module's API
     DEFAULT_MAX_BYTES,
     MAX_ALIAS_NODES,
     MAX_DEPTH,
     StrictLoader,
+    escape,
 )
 
 _Loader = StrictLoader
@@ -82,27 +81,6 @@ API_VERSIONS = {"Node": ("v1",), "Pod": ("v1",), "Namespace": ("v1",), "Service"
                 "CSIStorageCapacity": ("storage.k8s.io/v1",), **{k: (DRA_API_VERSION,) for k in DRA_KINDS}}
 CLUSTER_SCOPED = ("Node", "Namespace", "PriorityClass", "PersistentVolume", "StorageClass", "CSINode", "CSIDriver",
                   "VolumeAttachment", *CLUSTER_SCOPED_DRA)
-
-# Fields of Kubernetes v1.34 the API server knows; strict mode refuses others, default mode warns.
-OBJECT_FIELDS = ("apiVersion", "kind", "metadata", "spec", "status")
-METADATA_FIELDS = ("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
-                   "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels",
-                   "annotations", "ownerReferences", "finalizers", "managedFields")
-POD_SPEC_FIELDS = (
-    "volumes", "initContainers", "containers", "ephemeralContainers", "restartPolicy",
-    "terminationGracePeriodSeconds", "activeDeadlineSeconds", "dnsPolicy", "nodeSelector", "serviceAccountName",
-    "serviceAccount", "automountServiceAccountToken", "nodeName", "hostNetwork", "hostPID", "hostIPC",
-    "shareProcessNamespace", "securityContext", "imagePullSecrets", "hostname", "subdomain", "affinity",
-    "schedulerName", "tolerations", "hostAliases", "priorityClassName", "priority", "dnsConfig", "readinessGates",
-    "runtimeClassName", "enableServiceLinks", "preemptionPolicy", "overhead", "topologySpreadConstraints",
-    "setHostnameAsFQDN", "os", "hostUsers", "schedulingGates", "resourceClaims", "resources", "hostnameOverride")
-CONTAINER_FIELDS = (
-    "name", "image", "command", "args", "workingDir", "ports", "envFrom", "env", "resources", "resizePolicy",
-    "restartPolicy", "restartPolicyRules", "volumeMounts", "volumeDevices", "livenessProbe", "readinessProbe",
-    "startupProbe", "lifecycle", "terminationMessagePath", "terminationMessagePolicy", "imagePullPolicy",
-    "securityContext", "stdin", "stdinOnce", "tty")
-NODE_SPEC_FIELDS = ("podCIDR", "podCIDRs", "providerID", "unschedulable", "taints", "configSource", "externalID")
-
 
 @dataclass(slots=True)
 class Document:
@@ -368,18 +346,20 @@ def _line_of(node: yaml.Node, path: str) -> int:
             node = node.value[int(m.group(1))]
             rest = rest[m.end():]
         elif isinstance(node, yaml.MappingNode):
-            best: tuple[str, yaml.Node] | None = None
+            best: tuple[str, yaml.Node, yaml.Node] | None = None
             for k, v in node.value:
                 key = k.value if isinstance(k, yaml.ScalarNode) else None
                 if isinstance(key, str) and key and (rest == key or rest.startswith((key + ".", key + "["))):
                     if best is None or len(key) > len(best[0]):
-                        best = (key, v)
+                        best = (key, k, v)
             if best is None:
                 break
-            node = best[1]
+            node = best[2]
             rest = rest[len(best[0]):]
             if rest.startswith("."):
                 rest = rest[1:]
+            line = best[1].start_mark.line + 1  # the key's line: a value may start lines below it
+            continue
         else:
             break
         line = node.start_mark.line + 1
@@ -388,18 +368,28 @@ def _line_of(node: yaml.Node, path: str) -> int:
 
 # ================================================================================================ cluster
 
-def load_snapshot(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES, *, strict: bool = False) -> Cluster:
+def validation_mode(strict: bool = False, validate: str | None = None) -> str:
+    """``--validate`` as kubectl spells it; ``--strict`` is ``--validate=strict``; the default is ``warn``."""
+    mode = validate or ("strict" if strict else "warn")
+    if mode not in validation.MODES:
+        raise InputError(f"--validate must be one of {', '.join(validation.MODES)}, not {reader.echo(mode)}")
+    return mode
+
+
+def load_snapshot(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES, *, strict: bool = False,
+                  validate: str | None = None) -> Cluster:
     """Read, parse and admit every object of the given files and folders.
 
-    ``max_bytes`` limits each file (and its decompressed size); ``strict`` refuses unknown fields of Pods
-    and Nodes and label values the API server would reject."""
+    ``max_bytes`` limits each file (and its decompressed size); ``validate`` (``strict``, ``warn`` (the
+    default), ``ignore``; ``strict=True`` means ``strict``) says what unknown or mistyped fields at any
+    depth, invalid names and label values the API server would reject are: errors, warnings, or nothing."""
     try:
-        return _load(paths, max_bytes, strict)
+        return _load(paths, max_bytes, validation_mode(strict, validate))
     finally:
         _located.clear()
 
 
-def _load(paths: Iterable[str], max_bytes: int, strict: bool) -> Cluster:
+def _load(paths: Iterable[str], max_bytes: int, mode: str) -> Cluster:
     files = expand_paths(paths)
     errors: list[InputError] = []
     raw_objects: list[tuple[Document, dict, str]] = []
@@ -421,7 +411,7 @@ def _load(paths: Iterable[str], max_bytes: int, strict: bool) -> Cluster:
         where = files[0] if len(files) == 1 else f"{len(files)} files"
         raise InputError("snapshot holds no objects: expected Kubernetes objects such as Nodes and Pods "
                          "(kubectl get nodes,pods -A -o yaml)", file="<stdin>" if where == "-" else where)
-    cluster = build_cluster(raw_objects, strict=strict, errors=errors)
+    cluster = build_cluster(raw_objects, validate=mode, errors=errors)
     cluster.sources = files
     for source in empty:
         cluster.warnings.append(f"{source}: holds no objects")
@@ -447,7 +437,7 @@ class _Problems:
     def __init__(self, errors: list[InputError]) -> None:
         self.errors = errors
         self.extra = 0
-        self.unknown: dict[tuple[str, str], list] = {}  # (kind, field pattern) -> [count, first where, hint]
+        self.unknown: dict[tuple[str, str, str], list] = {}  # (kind, pattern, message) -> [count, first, path]
         self.bad_values: dict[str, list] = {}  # kind -> [count, first message]
 
     def full(self) -> bool:
@@ -477,8 +467,9 @@ def _raise(errors: list[InputError]) -> None:
 
 
 def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = False,
-                  errors: list[InputError] | None = None) -> Cluster:
+                  errors: list[InputError] | None = None, validate: str | None = None) -> Cluster:
     """Parse and admit objects; raises every problem found (with ``errors`` found earlier) together."""
+    mode = validation_mode(strict, validate)
     cluster = Cluster()
     problems = _Problems(list(errors or []))
     seen: dict[tuple, tuple[Document, str]] = {}
@@ -522,7 +513,7 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
             fail(f"duplicate object: already defined at {at}")
             continue
         seen[ident] = (doc, where)
-        if not _api_checks(problems, doc, where, obj, kind, strict):
+        if not _api_checks(problems, doc, where, obj, kind, mode):
             continue
         try:
             if kind == "Pod":
@@ -591,9 +582,10 @@ def _failer(problems: _Problems, doc: Document, where: str, obj: Mapping):
     return fail
 
 
-def _api_checks(problems: _Problems, doc: Document, where: str, obj: Mapping, kind: str, strict: bool) -> bool:
-    """What the API server checks and the parser does not: label syntax, unknown fields (Pod, Node).
-    False when an error was recorded."""
+def _api_checks(problems: _Problems, doc: Document, where: str, obj: Mapping, kind: str, mode: str) -> bool:
+    """What the API server checks and the parser does not: label syntax, then (unless ``mode`` is
+    ``ignore``) every field against the v1.34 schema and the object's name. False when an error was
+    recorded."""
     ok = True
     meta = obj["metadata"]
     labels = meta.get("labels")
@@ -604,53 +596,38 @@ def _api_checks(problems: _Problems, doc: Document, where: str, obj: Mapping, ki
                 problems.add(doc, where, obj, kerr, f"metadata.labels.{k}")
                 ok = False
                 continue
-            verr = label_value_error(v) if isinstance(v, str) else None
+            verr = label_value_error(v) if isinstance(v, str) and mode != "ignore" else None
             if verr:
-                if strict:
+                if mode == "strict":
                     problems.add(doc, where, obj, verr, f"metadata.labels.{k}")
                     ok = False
                 else:
                     entry = problems.bad_values.setdefault(kind, [0, f"{_describe(obj)}: metadata.labels.{k}: {verr}"])
                     entry[0] += 1
-    if kind not in ("Pod", "Node"):
+    if mode == "ignore":
         return ok
-    checks: list[tuple[object, str, str, tuple[str, ...]]] = [(obj, "", "", OBJECT_FIELDS),
-                                                               (meta, "metadata", "metadata", METADATA_FIELDS)]
-    spec = obj.get("spec")
-    if isinstance(spec, Mapping):
-        checks.append((spec, "spec", "spec", POD_SPEC_FIELDS if kind == "Pod" else NODE_SPEC_FIELDS))
-        if kind == "Pod":
-            for part in ("initContainers", "containers"):
-                items = spec.get(part)
-                for i, c in enumerate(items if isinstance(items, list) else []):
-                    checks.append((c, f"spec.{part}[{i}]", f"spec.{part}[]", CONTAINER_FIELDS))
-    for body, path, pattern, known in checks:
-        if not isinstance(body, Mapping):
-            continue
-        for key in body:
-            if key in known:
-                continue
-            near = difflib.get_close_matches(str(key), known, n=1)
-            hint = f" (did you mean {near[0]!r}?)" if near else ""
-            fieldpath = _join(path, str(key))
-            if strict:
-                problems.add(doc, where, obj, f"unknown field {str(key)!r}{hint} (strict mode)", fieldpath)
-                ok = False
-            else:
-                entry = problems.unknown.setdefault((kind, _join(pattern, str(key))), [0, _describe(obj), hint])
-                entry[0] += 1
+    for issue in validation.validate_object(obj, obj["apiVersion"], kind):  # type: ignore[arg-type]
+        if mode == "strict":
+            problems.add(doc, where, obj, f"{issue.message} (--validate=strict)", issue.path)
+            ok = False
+        else:
+            entry = problems.unknown.setdefault((kind, issue.pattern, issue.message),
+                                                [0, _describe(obj), issue.path])
+            entry[0] += 1
     return ok
 
 
 def _warn_aggregated(cluster: Cluster, problems: _Problems) -> None:
-    for (kind, field), (count, first, hint) in problems.unknown.items():
+    for (kind, _pattern, message), (count, first, path) in problems.unknown.items():
         more = f" and {count - 1} more {kind}(s)" if count > 1 else ""
-        cluster.warnings.append(f"{first}{more}: unknown field {field}{hint} ignored, as the API server ignores "
-                                f"unknown fields (--strict makes it an error)")
+        what = "ignored, as the API server ignores unknown fields" if message.startswith("unknown field") \
+            else "the API server would reject it"
+        cluster.warnings.append(f"{escape(first)}{more}: {escape(path)}: {message}: {what} "
+                                f"(--validate=strict makes it an error)")
     for kind, (count, first) in problems.bad_values.items():
         more = f" ({count - 1} more such label(s) in {kind}s)" if count > 1 else ""
         cluster.warnings.append(f"{first}{more}: the API server would reject it; used as given "
-                                f"(--strict makes it an error)")
+                                f"(--validate=strict makes it an error)")
 
 
 def _warn_nothing_to_do(cluster: Cluster) -> None:
