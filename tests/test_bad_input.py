@@ -478,3 +478,41 @@ def test_cli_strict() -> None:
 def test_cli_max_file_size() -> None:
     result = simulate("--max-file-size", "100", str(BAD / "unknown-node.yaml"))
     assert result.exit_code == 2 and "over the limit of 100 bytes" in result.stderr
+
+
+# --------------------------------------------------------------------------- output that cannot be forged
+
+_RAW = ("\x1b", "\u202e", "\u2066", "\x07")
+
+
+@pytest.mark.parametrize("args", [["-o", "table", "--format", "plain", "--trace"], ["-o", "table", "--format", "rich"],
+                                  ["-o", "table", "--format", "github"], ["-o", "json"], ["-o", "yaml"]],
+                         ids=["plain", "rich", "github", "json", "yaml"])
+def test_control_and_bidi_characters_are_escaped_in_every_renderer(args: list[str]) -> None:
+    result = CliRunner().invoke(app, ["simulate", str(BAD / "control-chars.yaml"), *args])
+    assert result.exit_code == 0, result.output
+    for ch in _RAW:
+        assert ch not in result.stdout and ch not in result.stderr, (ch, args)
+    if args[1] == "json":
+        assert "team-a/web\u202e1" in json.loads(result.stdout)["bindings"]  # the value itself is intact
+    elif args[1] == "yaml":
+        assert "team-a/web\u202e1" in yaml.safe_load(result.stdout)["bindings"]
+    elif "rich" not in args:  # rich may fold the cell; the escapes are checked above
+        assert "web\\u202e1" in result.stdout
+
+
+def test_huge_label_value_is_cut_in_messages_and_its_line_is_right(tmp_path: Path) -> None:
+    # issue 17 measured 50 MB (50,000,304 bytes echoed); 5 MB keeps the suite quick, the bound is the same
+    big = "a" + "b" * 5_000_000 + "-"
+    path = tmp_path / "big.yaml"
+    path.write_text("apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  labels:\n    ok: x\n    huge: " + big +
+                    "\nstatus:\n  allocatable: {cpu: '4', memory: 8Gi, pods: '110'}\n")
+    start = time.perf_counter()
+    result = simulate(str(path), "--validate=strict")
+    assert result.exit_code == 2
+    assert len(result.stderr) < 1000, len(result.stderr)
+    assert f"{path}:7: document 1: Node n1: metadata.labels.huge: invalid label value 'abbb" in result.stderr
+    assert "(5000002 characters)" in result.stderr
+    result = simulate(str(path))
+    assert result.exit_code == 0 and len(result.stderr) < 1000 and len(result.stdout) < 10_000
+    assert time.perf_counter() - start < 60

@@ -14,6 +14,7 @@ from pysched.errors import InputError, PyschedError
 from pysched.framework.config import SchedulerConfig, load_config
 from pysched.framework.registry import Registry
 from pysched.plugins import in_tree_registry
+from pysched.safetext import escape_lines
 from pysched.snapshot.cluster import Cluster
 from pysched.snapshot.loader import DEFAULT_MAX_BYTES, load_snapshot
 
@@ -55,7 +56,7 @@ def guarded(fn: Callable[[], T], debug: bool) -> T:
     except PyschedError as e:
         if debug:
             traceback.print_exc()
-        typer.echo(f"error: {e}", err=True)
+        typer.echo(f"error: {escape_lines(str(e))}", err=True)
         raise typer.Exit(e.exit_code) from None
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)
@@ -63,7 +64,8 @@ def guarded(fn: Callable[[], T], debug: bool) -> T:
     except Exception as e:
         if debug:
             traceback.print_exc()
-        typer.echo(f"internal error: {type(e).__name__}: {e} (run with --debug for the traceback)", err=True)
+        typer.echo(f"internal error: {type(e).__name__}: {escape_lines(str(e))} (run with --debug for the traceback)",
+                   err=True)
         raise typer.Exit(EXIT_INTERNAL) from None
 
 
@@ -101,4 +103,4 @@ def warn(lines: list[str], quiet: bool = False) -> None:
     if quiet:
         return
     for line in lines:
-        print(f"warning: {line}", file=sys.stderr)
+        print(f"warning: {escape_lines(line)}", file=sys.stderr)

@@ -65,7 +65,7 @@ _Loader = StrictLoader
 
 SNAPSHOT_SUFFIXES = (".yaml", ".yml", ".json", ".yaml.gz", ".yml.gz", ".json.gz")
 MAX_ERRORS = 20
-LOCATE_MAX_CHARS = 8 << 20  # error messages name the line of the field in files up to this size
+LOCATE_MAX_CHARS = 128 << 20  # error messages name the line of the field in files up to this size
 BUILTIN_PRIORITY_CLASSES = {"system-node-critical": 2000001000, "system-cluster-critical": 2000000000}
 WORKLOAD_KINDS = ("Service", "ReplicationController", "ReplicaSet", "StatefulSet")
 STORAGE_KINDS = ("PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode", "CSIDriver",
@@ -437,7 +437,7 @@ class _Problems:
     def __init__(self, errors: list[InputError]) -> None:
         self.errors = errors
         self.extra = 0
-        self.unknown: dict[tuple[str, str, str], list] = {}  # (kind, pattern, message) -> [count, first, path]
+        self.unknown: dict[tuple[str, str, str], list] = {}  # (kind, pattern, unknown?) -> [count, first, path, message]
         self.bad_values: dict[str, list] = {}  # kind -> [count, first message]
 
     def full(self) -> bool:
@@ -611,14 +611,14 @@ def _api_checks(problems: _Problems, doc: Document, where: str, obj: Mapping, ki
             problems.add(doc, where, obj, f"{issue.message} (--validate=strict)", issue.path)
             ok = False
         else:
-            entry = problems.unknown.setdefault((kind, issue.pattern, issue.message),
-                                                [0, _describe(obj), issue.path])
+            entry = problems.unknown.setdefault((kind, issue.pattern, str(issue.unknown)),
+                                                [0, _describe(obj), issue.path, issue.message])
             entry[0] += 1
     return ok
 
 
 def _warn_aggregated(cluster: Cluster, problems: _Problems) -> None:
-    for (kind, _pattern, message), (count, first, path) in problems.unknown.items():
+    for (kind, _pattern, _unknown), (count, first, path, message) in problems.unknown.items():
         more = f" and {count - 1} more {kind}(s)" if count > 1 else ""
         what = "ignored, as the API server ignores unknown fields" if message.startswith("unknown field") \
             else "the API server would reject it"

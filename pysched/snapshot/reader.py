@@ -29,6 +29,7 @@ from typing import Any, BinaryIO
 import yaml
 
 from pysched.errors import InputError
+from pysched.safetext import MAX_ECHO, echo, escape  # noqa: F401 - re-exported
 
 DEFAULT_MAX_BYTES = 1 << 30
 MAX_DEPTH = 100  # nesting of one document; Kubernetes objects stay far below
@@ -38,41 +39,9 @@ MAX_ALIAS_NODES = 1_000_000  # nodes that aliases may add to one file when expan
 MAX_GZIP_RATIO = 200
 GZIP_RATIO_FLOOR = 32 << 20
 RAISE_HINT = " (raise it with --max-file-size)"
-MAX_ECHO = 80  # characters of a user's value repeated in a message
 
 _INPUT_KIND = {stat.S_IFIFO: "a FIFO (named pipe)", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
                stat.S_IFSOCK: "a socket", stat.S_IFDIR: "a folder"}
-
-
-def echo(value: object, limit: int = MAX_ECHO) -> str:
-    """``repr``-like text of a user's value for a message: quoted, control and bidi characters escaped,
-    cut to ``limit`` characters with the full length said."""
-    text = value if isinstance(value, str) else repr(value)
-    out = escape(text if len(text) <= limit else text[:limit])
-    if len(text) > limit:
-        return f"'{out}'... ({len(text)} characters)"
-    return f"'{out}'"
-
-
-# C0/C1 controls, DEL, and the bidirectional formatting characters that can reorder what a terminal shows
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff\n\t]")
-
-
-def escape(text: str) -> str:
-    """Control and bidirectional-formatting characters as visible escapes (``\\x1b``, ``\\u202e``)."""
-    if not _UNSAFE.search(text):
-        return text
-    return _UNSAFE.sub(_escape_one, text)
-
-
-def _escape_one(m: re.Match[str]) -> str:
-    ch = m.group(0)
-    if ch == "\n":
-        return "\\n"
-    if ch == "\t":
-        return "\\t"
-    code = ord(ch)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 # ================================================================================================ bytes
