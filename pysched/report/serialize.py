@@ -8,7 +8,6 @@ from typing import Any
 
 import yaml
 
-
 # characters JSON may carry raw but a terminal or an editor would act on (DEL, C1 controls, bidi)
 _INVISIBLE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff\u2028\u2029]")
 
