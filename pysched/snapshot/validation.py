@@ -53,25 +53,30 @@ def _got(value: object) -> str:
     return f"{type(value).__name__} {text if len(text) <= 40 else text[:40] + '...'}"
 
 
-class _Type:
-    __slots__ = ("fields", "known", "name", "names")
+_STR, _INT, _NUM, _BOOL, _QTY = frozenset({str}), frozenset({int}), frozenset({int, float}), frozenset({bool}), \
+    frozenset({str, int, float})
+_ALLOWED = {"s": _STR, "t": _STR, "i": _INT, "f": _NUM, "b": _BOOL, "q": _QTY}
 
-    def __init__(self, name: str) -> None:
+
+class _Type:
+    """One type of the table, compiled: the known field names, and per field either the set of Python
+    types a scalar may have or the code of what to walk into (None: anything goes)."""
+
+    __slots__ = ("checks", "known", "name", "names", "scalars")
+
+    def __init__(self, name: str, fields: dict[str, str]) -> None:
         self.name = name
-        self.fields: dict[str, str] = {}
-        self.known: frozenset[str] = frozenset()
-        self.names: list[str] = []
+        self.known = frozenset(fields)
+        self.names = sorted(fields)
+        self.scalars = {k: _ALLOWED[c] for k, c in fields.items() if c in _ALLOWED}
+        # field -> allowed Python types (a scalar) or the code to walk into; "o" fields are not listed
+        self.checks: dict[str, frozenset | str] = {k: _ALLOWED.get(c, c) for k, c in fields.items() if c != "o"}
 
 
 @cache
 def _schema() -> tuple[dict[str, _Type], dict[str, str]]:
     raw = json.loads(SCHEMA_FILE.read_text())
-    types: dict[str, _Type] = {}
-    for name, fields in raw["types"].items():
-        t = types.setdefault(name, _Type(name))
-        t.fields = dict(fields)
-        t.known = frozenset(fields)
-        t.names = sorted(fields)
+    types = {name: _Type(name, fields) for name, fields in raw["types"].items()}
     return types, dict(raw["kinds"])
 
 
@@ -86,78 +91,108 @@ def validate_object(obj: dict, api_version: str, kind: str) -> list[Issue]:
     if model is None:
         return []
     issues: list[Issue] = []
-    _walk(obj, types[model], "", "", types, issues)
+    _walk(obj, model, types, issues)
     issues.extend(_name_issues(obj, kind))
     return issues
 
 
-def _walk(obj: dict, t: _Type, path: str, pattern: str, types: dict[str, _Type], issues: list[Issue]) -> None:
-    # iterative over (value, type code, path, pattern): objects nest deep in templates
-    stack: list[tuple[Any, str, str, str]] = [(obj, t.name, path, pattern)]
+# A path is built only for an issue: the walk carries (parent, key) links, ``None`` at the root.
+_Link = tuple[object, object] | None
+
+
+def _path(link: _Link) -> tuple[str, str]:
+    """(path, pattern) of a link chain: ``spec.containers[0].image``, ``spec.containers[].image``."""
+    parts: list[object] = []
+    while link is not None:
+        link, key = link  # type: ignore[misc]
+        parts.append(key)
+    path, pattern = "", ""
+    for key in reversed(parts):
+        if isinstance(key, int):
+            path += f"[{key}]"
+            pattern += "[]"
+        elif isinstance(key, tuple):  # a key of a map: its own name in the path, '*' in the pattern
+            path = _join(path, str(key[0]))
+            pattern = _join(pattern, "*")
+        else:
+            path = _join(path, str(key))
+            pattern = _join(pattern, str(key))
+    return path, pattern
+
+
+def _issue(issues: list[Issue], link: _Link, message: str, unknown: bool = False) -> None:
+    path, pattern = _path(link)
+    issues.append(Issue(path, pattern, message, unknown))
+
+
+def _walk(obj: dict, code: str, types: dict[str, _Type], issues: list[Issue]) -> None:
+    # iterative over (value, type code, link): objects nest deep in templates; one set difference and
+    # one type lookup per field when all is well
+    stack: list[tuple[Any, str, _Link]] = [(obj, code, None)]
+    pop, push = stack.pop, stack.append
     while stack:
-        value, code, path, pattern = stack.pop()
-        if value is None:
-            continue
+        value, code, link = pop()
         head = code[0]
         if head == "[":
             if type(value) is not list:
-                _bad(issues, path, pattern, f"expected a list, got {_got(value)}")
+                _issue(issues, link, f"expected a list, got {_got(value)}")
                 continue
             sub = code[1:]
-            if sub in _SCALAR_OK:
-                ok = _SCALAR_OK[sub]
-                for i, item in enumerate(value):
-                    if item is not None and not ok(item):
-                        _bad(issues, f"{path}[{i}]", f"{pattern}[]", f"expected {_TYPE_NAMES[sub]}, got {_got(item)}")
+            allowed = _ALLOWED.get(sub)
+            if allowed is not None:
+                if not allowed.issuperset(map(type, value)):
+                    for i, item in enumerate(value):
+                        if item is not None and type(item) not in allowed:
+                            _issue(issues, (link, i), f"expected {_TYPE_NAMES[sub]}, got {_got(item)}")
                 continue
-            stack.extend((item, sub, f"{path}[{i}]", f"{pattern}[]") for i, item in enumerate(value))
+            if sub != "o":
+                for i, item in enumerate(value):
+                    if item is not None:
+                        push((item, sub, (link, i)))
             continue
         if head == "{":
             if type(value) is not dict:
-                _bad(issues, path, pattern, f"expected a mapping, got {_got(value)}")
+                _issue(issues, link, f"expected a mapping, got {_got(value)}")
                 continue
             sub = code[1:]
-            if sub in _SCALAR_OK:
-                ok = _SCALAR_OK[sub]
-                for k, item in value.items():
-                    if item is not None and not ok(item):
-                        _bad(issues, _join(path, str(k)), f"{pattern}.*", f"expected {_TYPE_NAMES[sub]}, got {_got(item)}")
+            allowed = _ALLOWED.get(sub)
+            if allowed is not None:
+                if not allowed.issuperset(map(type, value.values())):
+                    for k, item in value.items():
+                        if item is not None and type(item) not in allowed:
+                            _issue(issues, (link, (k,)), f"expected {_TYPE_NAMES[sub]}, got {_got(item)}")
                 continue
-            stack.extend((item, sub, _join(path, str(k)), f"{pattern}.*") for k, item in value.items())
-            continue
-        if code in _SCALAR_OK:
-            if not _SCALAR_OK[code](value):
-                _bad(issues, path, pattern, f"expected {_TYPE_NAMES[code]}, got {_got(value)}")
-            continue
-        if code == "o":
+            if sub != "o":
+                for k, item in value.items():
+                    if item is not None:
+                        push((item, sub, (link, (k,))))
             continue
         # a type of the table
         if type(value) is not dict:
-            _bad(issues, path, pattern, f"expected a mapping ({_go_type(code)}), got {_got(value)}")
+            _issue(issues, link, f"expected a mapping ({_go_type(code)}), got {_got(value)}")
             continue
         tt = types[code]
-        fields = tt.fields
-        extra = value.keys() - tt.known
-        if extra:
-            for key in sorted(map(str, extra)):
+        if not tt.known.issuperset(value):
+            for key in sorted(map(str, value.keys() - tt.known)):
                 near = difflib.get_close_matches(key, tt.names, n=1, cutoff=0.75)
                 hint = f" (did you mean {near[0]!r}?)" if near else ""
-                issues.append(Issue(_join(path, key), _join(pattern, key), f"unknown field {echo(key)}{hint}", True))
+                _issue(issues, (link, key), f"unknown field {echo(key)}{hint}", True)
+        checks = tt.checks
         for key, item in value.items():
-            if item is None:
+            check = checks.get(key)
+            if check is None or item is None:
                 continue
-            fcode = fields.get(key)
-            if fcode is None:
-                continue
-            ok = _SCALAR_OK.get(fcode)
-            if ok is not None:
-                if not ok(item):
-                    _bad(issues, _join(path, key), _join(pattern, key),
-                         f"expected {_TYPE_NAMES[fcode]}, got {_got(item)}")
-            elif fcode != "o":
-                stack.append((item, fcode, _join(path, key), _join(pattern, key)))
+            if check.__class__ is str:
+                push((item, check, (link, key)))
+            elif type(item) not in check:  # type: ignore[operator]
+                _issue(issues, (link, key), f"expected {_TYPE_NAMES[tt_code(tt, key)]}, got {_got(item)}")
         if len(issues) > MAX_ISSUES_PER_OBJECT:
             return
+
+
+def tt_code(t: _Type, key: str) -> str:
+    allowed = t.scalars[key]
+    return next(c for c, a in _ALLOWED.items() if a is allowed)
 
 
 def _go_type(code: str) -> str:
@@ -167,35 +202,8 @@ def _go_type(code: str) -> str:
     return code
 
 
-def _bad(issues: list[Issue], path: str, pattern: str, message: str) -> None:
-    issues.append(Issue(path, pattern, message, False))
-
-
 def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
-
-
-def _is_str(v: object) -> bool:
-    return type(v) is str
-
-
-def _is_int(v: object) -> bool:
-    return type(v) is int
-
-
-def _is_num(v: object) -> bool:
-    return type(v) is int or type(v) is float
-
-
-def _is_bool(v: object) -> bool:
-    return type(v) is bool
-
-
-def _is_quantity(v: object) -> bool:
-    return type(v) is str or type(v) is int or type(v) is float
-
-
-_SCALAR_OK = {"s": _is_str, "t": _is_str, "i": _is_int, "f": _is_num, "b": _is_bool, "q": _is_quantity}
 
 
 # ------------------------------------------------------------------------------------------ names
