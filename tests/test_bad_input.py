@@ -91,6 +91,7 @@ SNAPSHOT_CASES = [
     ("wrong-types.yaml", 2, ["wrong-types.yaml:16: document 2: Pod team-a/web-1: spec.containers: expected a list"]),
     ("alias-bomb.yaml", 2, ["alias-bomb.yaml:12: document 1", "alias bomb"]),
     ("duplicate-key.yaml", 2, ['duplicate-key.yaml:14: document 1: mapping key "requests" already defined at line 12']),
+    ("duplicate-key.json", 2, ['duplicate-key.json:5: document 1: mapping key "nodeName" already defined at line 4']),
     # PyYAML 6.0.4 refuses deep flow nesting itself; older versions reach our own guard: both say "nesting"
     ("deep-nesting.yaml", 2, ["deep-nesting.yaml:6", "nesting"]),
     ("recursive-alias.yaml", 2, ["recursive-alias.yaml:9: document 1", "alias *spec", "recursive"]),
@@ -382,6 +383,14 @@ def test_duplicate_keys_in_a_yaml_chunk_of_a_mixed_stream_name_the_file_line(tmp
     path = tmp_path / "mixed.yaml"
     path.write_text(json.dumps(NODE) + "\n---\napiVersion: v1\nkind: Pod\nkind: Pod\n")
     with pytest.raises(InputError, match=r"mixed.yaml:5: .*mapping key \"kind\" already defined at line 4"):
+        load_snapshot([str(path)])
+
+
+def test_duplicate_keys_in_a_json_chunk_of_a_mixed_stream(tmp_path: Path) -> None:
+    path = tmp_path / "mixed.yaml"
+    path.write_text(json.dumps(NODE) + "\n---\n" + '{"apiVersion": "v1", "kind": "Pod",\n "metadata": {"name": "a", '
+                    '"namespace": "ns", "name": "b"}}\n')
+    with pytest.raises(InputError, match=r"mixed.yaml:4: document 2: mapping key \"name\" already defined at line 4"):
         load_snapshot([str(path)])
 
 

@@ -17,7 +17,6 @@ values are warnings with the path and a "did you mean"; ``strict`` makes them er
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -191,9 +190,9 @@ def _parse_json_documents_in_yaml(text: str, source: str) -> list[Document] | No
         body = chunk.lstrip()
         if body.startswith("{"):
             try:
-                obj = json.loads(chunk)
-            except (ValueError, RecursionError):
-                return None
+                obj = reader.strict_json_loads(chunk)
+            except (ValueError, RecursionError, reader.JsonDuplicate):
+                return None  # the YAML path reads the stream again and names the culprit and its lines
             line = first_line + chunk.count("\n", 0, len(chunk) - len(body))
             docs.append(Document(source, len(docs) + 1, obj, line, keep))
             continue
@@ -203,29 +202,8 @@ def _parse_json_documents_in_yaml(text: str, source: str) -> list[Document] | No
 
 
 def _parse_json(text: str, source: str) -> list[Document]:
-    decoder = json.JSONDecoder()
-    docs: list[Document] = []
-    pos, end = 0, len(text)
-    ws = re.compile(r"\s*")
-    pos = ws.match(text, pos).end()  # type: ignore[union-attr]
     keep = text if len(text) <= LOCATE_MAX_CHARS else None
-    line, counted = 1, 0
-    while pos < end:
-        line += text.count("\n", counted, pos)
-        counted = pos
-        try:
-            obj, pos = decoder.raw_decode(text, pos)
-        except json.JSONDecodeError as e:
-            raise InputError(f"invalid JSON: {e.msg} (line {e.lineno}, column {e.colno})", file=source,
-                             line=e.lineno) from None
-        except RecursionError:
-            raise InputError("invalid JSON: nested too deeply", file=source, doc=len(docs) + 1, line=line) from None
-        except ValueError as e:  # an integer with more digits than Python converts
-            detail = "an integer with too many digits" if "digits" in str(e) else str(e)
-            raise InputError(f"invalid JSON: {detail}", file=source, doc=len(docs) + 1, line=line) from None
-        docs.append(Document(source, len(docs) + 1, obj, line, keep))
-        pos = ws.match(text, pos).end()  # type: ignore[union-attr]
-    return docs
+    return [Document(source, index, obj, line, keep) for index, obj, line in reader.json_values(text, source)]
 
 
 def _parse_yaml(text: str, source: str, line_offset: int = 0) -> Iterator[Document]:

@@ -374,7 +374,7 @@ def check_yaml_events(text: str, source: str, *, error: type[InputError] = Input
 
 # ================================================================================================ JSON
 
-class _JsonDuplicate(Exception):
+class JsonDuplicate(Exception):
     def __init__(self, key: str) -> None:
         super().__init__(key)
         self.key = key
@@ -386,12 +386,17 @@ def _strict_object(pairs: list[tuple[str, Any]]) -> dict:
         seen: set[str] = set()
         for k, _ in pairs:
             if k in seen:
-                raise _JsonDuplicate(k)
+                raise JsonDuplicate(k)
             seen.add(k)
     return obj
 
 
 _STRICT_JSON = json.JSONDecoder(object_pairs_hook=_strict_object)
+
+
+def strict_json_loads(text: str) -> Any:
+    """``json.loads`` that raises :class:`JsonDuplicate` for a key repeated in one object."""
+    return _STRICT_JSON.decode(text)
 
 
 def json_duplicate_line(text: str, start: int, key: str) -> tuple[int, int]:
@@ -422,7 +427,7 @@ def json_values(text: str, source: str, *, error: type[InputError] = InputError,
         except json.JSONDecodeError as e:
             raise error(f"invalid JSON: {e.msg} (line {e.lineno + line_offset}, column {e.colno})", file=source,
                         line=e.lineno + line_offset) from None
-        except _JsonDuplicate as e:
+        except JsonDuplicate as e:
             first, second = json_duplicate_line(text, start, e.key)
             raise error(f"mapping key {_go_quote(e.key)} already defined at line {first + line_offset}: a key may "
                         f"appear once in an object (kubectl refuses the file)", file=source, doc=index,
