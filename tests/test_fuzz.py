@@ -333,8 +333,7 @@ def test_repeated_keys_are_always_caught(data: st.DataObject) -> None:
     if line.rstrip().endswith(":"):  # a key whose value is a block below: repeat it with a scalar
         line = line.rstrip() + " x"
     path = TMP / "dup.yaml"
-    path.write_text("\n".join([*lines[: i + 1], line if not lines[i].rstrip().endswith(":") else line, *lines[i + 1:]])
-                    + "\n")
+    path.write_text("\n".join([*lines[: i + 1], line, *lines[i + 1:]]) + "\n")
     try:
         load_snapshot([str(path)])
     except PyschedError as e:

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar
 
 import urllib3
 from kubernetes.client import ApiClient, Configuration
@@ -404,12 +404,12 @@ def _read_body(raw: Any, started: float) -> bytes:
     return b"".join(parts)
 
 
-class _BoundedPopen(subprocess.Popen):  # type: ignore[type-arg]
+class _BoundedPopen(subprocess.Popen):
     """The exec credential plugin's process, killed after EXEC_TIMEOUT (the client would wait forever)."""
 
-    timed_out: list[str] = []
+    timed_out: ClassVar[list[str]] = []
 
-    def communicate(self, input: Any = None, timeout: float | None = None) -> Any:  # noqa: A002
+    def communicate(self, input: Any = None, timeout: float | None = None) -> Any:
         try:
             return super().communicate(input, timeout=EXEC_TIMEOUT if timeout is None else timeout)
         except subprocess.TimeoutExpired:
@@ -429,11 +429,11 @@ def _bounded_exec_plugins() -> Iterator[None]:
     shim.__dict__.update(subprocess.__dict__)
     shim.Popen = _BoundedPopen  # type: ignore[attr-defined]
     saved = exec_provider.subprocess
-    exec_provider.subprocess = shim  # type: ignore[attr-defined]
+    exec_provider.subprocess = shim
     try:
         yield
     finally:
-        exec_provider.subprocess = saved  # type: ignore[attr-defined]
+        exec_provider.subprocess = saved
 
 
 def _exec_timeout_error(source: Source) -> SourceError | None:

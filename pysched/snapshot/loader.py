@@ -293,7 +293,7 @@ def _document_node(doc: Document) -> yaml.Node | None:
         _located.clear()
     node = None
     try:
-        loader = _Loader(doc.text)
+        loader = _Loader(doc.text or "")
         try:
             i = 0
             while loader.check_node():

@@ -29,7 +29,7 @@ from typing import Any, BinaryIO
 import yaml
 
 from pysched.errors import InputError
-from pysched.safetext import MAX_ECHO, echo, escape  # noqa: F401 - re-exported
+from pysched.safetext import MAX_ECHO, echo, escape
 
 DEFAULT_MAX_BYTES = 1 << 30
 MAX_DEPTH = 100  # nesting of one document; Kubernetes objects stay far below
@@ -186,10 +186,11 @@ def read_text(path: str, max_bytes: int = DEFAULT_MAX_BYTES, *, error: type[Inpu
 
 # ================================================================================================ YAML
 
+_Base: Any  # the C loader or the pure-Python one: the stubs type them apart
 try:  # the C parser is many times faster on large dumps
     _Base = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - libyaml missing
-    _Base = yaml.SafeLoader  # type: ignore[misc]
+    _Base = yaml.SafeLoader
 
 
 class DuplicateKey(Exception):
@@ -214,12 +215,12 @@ def _go_quote(key: object) -> str:
 _MERGE = "tag:yaml.org,2002:merge"
 
 
-class StrictLoader(_Base):  # type: ignore[valid-type,misc]
+class StrictLoader(_Base):
     """Safe YAML with two Kubernetes habits: timestamps stay the strings they are (an unquoted
     ``2025-13-45`` must not fail in the constructor) and a repeated key is an error. The duplicate check
     costs one length comparison per mapping unless a key really repeats."""
 
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:  # type: ignore[override]
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
         own = len(node.value)
         mapping = super().construct_mapping(node, deep=deep)
         if len(mapping) != len(node.value):
@@ -230,7 +231,7 @@ class StrictLoader(_Base):  # type: ignore[valid-type,misc]
             for key_node, _ in pairs:
                 if key_node.tag == _MERGE:
                     continue
-                key = self.construct_object(key_node, deep=True)  # type: ignore[no-untyped-call]
+                key = self.construct_object(key_node, deep=True)
                 try:
                     first = seen.get(key)
                 except TypeError:
@@ -306,7 +307,7 @@ def check_yaml_events(text: str, source: str, *, error: type[InputError] = Input
     recurses): a document nested deeper than ``MAX_DEPTH``, aliases that would add more than
     ``MAX_ALIAS_NODES`` nodes when expanded (billion laughs), or an alias to a node that encloses it (a
     recursive structure) is an error. Time and memory are linear in the text."""
-    def fail(message: str, index: int, ev: yaml.Event) -> InputError:
+    def fail(message: str, index: int, ev: Any) -> InputError:
         return error(message, file=source, doc=index, line=ev.start_mark.line + 1 + line_offset)
 
     too_deep = f"nesting deeper than {MAX_DEPTH} levels: no Kubernetes object or configuration nests so deep"
@@ -334,7 +335,8 @@ def check_yaml_events(text: str, source: str, *, error: type[InputError] = Input
     scalar, alias = yaml.ScalarEvent, yaml.AliasEvent
     starts = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
     ends = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
-    for ev in yaml.parse(text, Loader=StrictLoader):
+    events: Iterator[Any] = yaml.parse(text, Loader=StrictLoader)
+    for ev in events:
         cls = type(ev)
         if cls is scalar:
             if ev.anchor is not None:

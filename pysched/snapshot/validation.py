@@ -104,7 +104,7 @@ def _path(link: _Link) -> tuple[str, str]:
     """(path, pattern) of a link chain: ``spec.containers[0].image``, ``spec.containers[].image``."""
     parts: list[object] = []
     while link is not None:
-        link, key = link  # type: ignore[misc]
+        link, key = link  # type: ignore[assignment]
         parts.append(key)
     path, pattern = "", ""
     for key in reversed(parts):
@@ -184,7 +184,7 @@ def _walk(obj: dict, code: str, types: dict[str, _Type], issues: list[Issue]) ->
                 continue
             if check.__class__ is str:
                 push((item, check, (link, key)))
-            elif type(item) not in check:  # type: ignore[operator]
+            elif type(item) not in check:
                 _issue(issues, (link, key), f"expected {_TYPE_NAMES[tt_code(tt, key)]}, got {_got(item)}")
         if len(issues) > MAX_ISSUES_PER_OBJECT:
             return
