@@ -11,6 +11,7 @@ from pysched.cli.common import (
     Output,
     TableFormat,
     TieBreak,
+    Validate,
     build_registry,
     config_name,
     guarded,
@@ -33,6 +34,7 @@ from pysched.cli.options import (
     StrictOption,
     TableFormatOption,
     TieBreakOption,
+    ValidateOption,
 )
 from pysched.cli.output import emit, progress_bar
 from pysched.errors import InputError
@@ -58,6 +60,7 @@ def register(app: typer.Typer) -> None:
                                  "(repeatable).")] = None,
         kubeconfig: KubeconfigOption = None,
         context: ContextOption = None,
+        validate: ValidateOption = Validate.warn,
         strict: StrictOption = False,
         max_file_size: MaxFileSizeOption = DEFAULT_MAX_FILE_SIZE,
         output: OutputOption = Output.table,
@@ -93,10 +96,11 @@ def register(app: typer.Typer) -> None:
             cfg_a = load_scheduler_config(config_a, registry)
             cfg_b = cfg_a if snapshot_b else load_scheduler_config(config_b, registry)
             cluster_a = load_inputs(None, filename, kubeconfig=kubeconfig, context=context, quiet=quiet,
-                                    strict=strict, max_file_size=max_file_size)
+                                    strict=strict, max_file_size=max_file_size,
+                                    validate=None if strict else validate.value)
             warn(cluster_a.warnings, quiet)
-            cluster_b = load_inputs(None, snapshot_b, strict=strict,
-                                    max_file_size=max_file_size) if snapshot_b else cluster_a
+            cluster_b = load_inputs(None, snapshot_b, strict=strict, max_file_size=max_file_size,
+                                    validate=None if strict else validate.value) if snapshot_b else cluster_a
             if snapshot_b:
                 warn([f"--snapshot-b: {w}" for w in cluster_b.warnings], quiet)
             snap_a = list(filename or []) or ["live cluster" + (f" ({context})" if context else "")]

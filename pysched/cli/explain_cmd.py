@@ -12,6 +12,7 @@ from pysched.cli.common import (
     Output,
     TableFormat,
     TieBreak,
+    Validate,
     build_registry,
     effective_config,
     guarded,
@@ -41,6 +42,7 @@ from pysched.cli.options import (
     StrictOption,
     TableFormatOption,
     TieBreakOption,
+    ValidateOption,
 )
 from pysched.cli.output import (
     PROGRESS_DELAY as PROGRESS_DELAY,
@@ -121,6 +123,7 @@ def register(app: typer.Typer) -> None:
         namespace: Annotated[str | None, typer.Option("-n", "--namespace", metavar="NAMESPACE", help="The pod's namespace.")] = None,
         kubeconfig: KubeconfigOption = None,
         context: ContextOption = None,
+        validate: ValidateOption = Validate.warn,
         strict: StrictOption = False,
         max_file_size: MaxFileSizeOption = DEFAULT_MAX_FILE_SIZE,
         config: ConfigOption = None,
@@ -154,7 +157,8 @@ def register(app: typer.Typer) -> None:
             if config:
                 load_scheduler_config(config, registry)  # a bad --config is reported before any input is read
             cluster = load_inputs(None, filename, kubeconfig=kubeconfig, context=context, quiet=quiet,
-                                  strict=strict, max_file_size=max_file_size)
+                                  strict=strict, max_file_size=max_file_size,
+                                  validate=None if strict else validate.value)
             warn(cluster.warnings, quiet)
             cfg = effective_config(config, registry, cluster, quiet)
             target = resolve_pod(cluster, pod, namespace)

@@ -16,6 +16,7 @@ from pysched.cli.common import (
     Output,
     TableFormat,
     TieBreak,
+    Validate,
     build_registry,
     check_fail_on,
     effective_config,
@@ -38,6 +39,7 @@ from pysched.cli.options import (
     SeedOption,
     StrictOption,
     TieBreakOption,
+    ValidateOption,
 )
 from pysched.cli.output import progress_bar, table_style
 from pysched.errors import InputError
@@ -86,6 +88,7 @@ def simulate(
     context: ContextOption = None,
     namespace: Annotated[str | None, typer.Option(
         "-n", "--namespace", metavar="NAMESPACE", help="Print only this namespace's pods (the whole cluster is simulated).")] = None,
+    validate: ValidateOption = Validate.warn,
     strict: StrictOption = False,
     max_file_size: MaxFileSizeOption = DEFAULT_MAX_FILE_SIZE,
     plugin_dir: PluginDirOption = None,
@@ -121,7 +124,8 @@ def simulate(
         if config:
             load_scheduler_config(config, registry)  # a bad --config is reported before any input is read
         cluster = load_inputs(snapshot, filename, kubeconfig=kubeconfig, context=context, quiet=quiet,
-                              strict=strict, max_file_size=max_file_size)
+                              strict=strict, max_file_size=max_file_size,
+                              validate=None if strict else validate.value)
         warn(cluster.warnings, quiet)
         cfg = effective_config(config, registry, cluster, quiet)
         # the HTML drill-down shows filter matrices and scores: traced for every pod while that stays small
