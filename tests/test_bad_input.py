@@ -57,7 +57,7 @@ SNAPSHOT_CASES = [
     ("scalar.yaml", 2, ["scalar.yaml:1: document 1", "expected a Kubernetes object", "got str"]),
     ("missing-apiversion.yaml", 2, ["missing-apiversion.yaml:1: document 1: Node node-1: apiVersion: required"]),
     ("missing-kind.yaml", 2, ["missing-kind.yaml:1: document 1: object node-1: kind: required"]),
-    ("missing-name.yaml", 2, ["missing-name.yaml:4: document 1: Pod team-a/<unnamed>: metadata.name: required"]),
+    ("missing-name.yaml", 2, ["missing-name.yaml:3: document 1: Pod team-a/<unnamed>: metadata.name: required"]),
     ("duplicate-pod.yaml", 2, ["duplicate-pod.yaml:18: document 3: Pod team-a/web-1: duplicate object",
                                "already defined at", "duplicate-pod.yaml:8 (document 2)"]),
     ("bad-quantity.yaml", 2, ["bad-quantity.yaml:23: document 2: Pod team-a/web-1: "
@@ -71,7 +71,7 @@ SNAPSHOT_CASES = [
     ("bad-node-selector.yaml", 2, ["bad-node-selector.yaml:22: document 2: Pod team-a/web-1: "
                                    "spec.nodeSelector.disktype", "invalid label value 'fast ssd'"]),
     ("bad-affinity-selector.yaml", 2, [
-        "bad-affinity-selector.yaml:27: document 2: Pod team-a/web-1: spec.affinity.podAntiAffinity."
+        "bad-affinity-selector.yaml:26: document 2: Pod team-a/web-1: spec.affinity.podAntiAffinity."
         "requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchLabels", "invalid label value '-web-'"]),
     ("bad-selector-operator.yaml", 2, [
         "bad-selector-operator.yaml:27: document 2: Pod team-a/web-1: spec.affinity.nodeAffinity."
@@ -88,8 +88,10 @@ SNAPSHOT_CASES = [
                                "RFC 3339", "'2025-13-45'"]),
     ("old-api-version.yaml", 2, ["old-api-version.yaml:10: document 2: PodDisruptionBudget team-a/web: apiVersion",
                                  "'policy/v1beta1'", "expected apiVersion 'policy/v1'"]),
-    ("wrong-types.yaml", 2, ["wrong-types.yaml:17: document 2: Pod team-a/web-1: spec.containers: expected a list"]),
+    ("wrong-types.yaml", 2, ["wrong-types.yaml:16: document 2: Pod team-a/web-1: spec.containers: expected a list"]),
     ("alias-bomb.yaml", 2, ["alias-bomb.yaml:12: document 1", "alias bomb"]),
+    ("duplicate-key.yaml", 2, ['duplicate-key.yaml:14: document 1: mapping key "requests" already defined at line 12']),
+    ("duplicate-key.json", 2, ['duplicate-key.json:5: document 1: mapping key "nodeName" already defined at line 4']),
     # PyYAML 6.0.4 refuses deep flow nesting itself; older versions reach our own guard: both say "nesting"
     ("deep-nesting.yaml", 2, ["deep-nesting.yaml:6", "nesting"]),
     ("recursive-alias.yaml", 2, ["recursive-alias.yaml:9: document 1", "alias *spec", "recursive"]),
@@ -108,8 +110,24 @@ SNAPSHOT_CASES = [
     ("unknown-priority-class.yaml", 0, ["Pod team-a/web-1: rejected", "no PriorityClass with name "
                                                                       "business-critical was found"]),
     ("no-pending-pods.yaml", 0, ["nothing to do: the snapshot holds no pending pods"]),
-    ("unknown-field.yaml", 0, ["unknown field spec.nodeSelecter (did you mean 'nodeSelector'?)",
-                               "unknown field spec.containers[].resource (did you mean 'resources'?)", "--strict"]),
+    ("nested-typos.yaml", 0, [
+        "Node node-1: spec.taints[0].vaule: unknown field 'vaule' (did you mean 'value'?)",
+        "Node node-1: status.capacty: unknown field 'capacty' (did you mean 'capacity'?)",
+        "Pod team-a/web-1: spec.containers[0].resources.request: unknown field 'request' (did you mean 'requests'?)",
+        "spec.containers[0].ports[0].hostport: unknown field 'hostport' (did you mean 'hostPort'?)",
+        "spec.tolerations[0].operater: unknown field 'operater' (did you mean 'operator'?)",
+        "spec.affinity.nodeAffinty: unknown field 'nodeAffinty' (did you mean 'nodeAffinity'?)",
+        "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchLabel: "
+        "unknown field 'matchLabel' (did you mean 'matchLabels'?)", "--validate=strict makes it an error"]),
+    ("bad-names.yaml", 0, [
+        "Node Node_1: metadata.name: invalid name 'Node_1': a lowercase RFC 1123 subdomain",
+        "metadata.name: invalid name 'web-xxxxxxxxxx", "must be no more than 253 characters (it has 260)",
+        "metadata.namespace: invalid namespace 'team.a': a lowercase RFC 1123 label"]),
+    ("control-chars.yaml", 0, ["invalid name 'node-1\\u202e\\u2066gnp.exe\\x1b[2J'", "Pod team-a/web\\u202e1",
+                               "invalid label value 'a\\x1b]0;owned\\x07'"]),
+    ("unknown-field.yaml", 0, ["Pod team-a/web-1: spec.nodeSelecter: unknown field 'nodeSelecter' (did you mean "
+                               "'nodeSelector'?)", "spec.containers[0].resource: unknown field 'resource' (did you "
+                               "mean 'resources'?)", "--validate=strict"]),
 ]
 
 CONFIG_CASES = [
@@ -133,8 +151,11 @@ CONFIG_CASES = [
     ("config-unknown-field.yaml", ['unknown field "percentageOfNodeToScore"',
                                    'did you mean "percentageOfNodesToScore"']),
     ("config-yaml-syntax.yaml", ["config-yaml-syntax.yaml:5:", "invalid YAML"]),
-    ("config-deep-nesting.yaml", ["config-deep-nesting.yaml", "nested too deeply"]),
-    ("config-bad-value.yaml", ["config-bad-value.yaml: invalid YAML: cannot read a value"]),
+    ("config-deep-nesting.yaml", ["config-deep-nesting.yaml:3:", "nesting deeper than 100 levels"]),
+    ("config-duplicate-key.yaml", ['config-duplicate-key.yaml:6: document 1: mapping key "percentageOfNodesToScore" '
+                                   'already defined at line 3']),
+    ("config-alias-bomb.yaml", ["config-alias-bomb.yaml:14:", "alias bomb"]),
+    ("config-bad-value.yaml", ['config-bad-value.yaml: leaderElection.leaseDuration: time: invalid duration "2025-13-45"']),
 ]
 
 
@@ -281,9 +302,104 @@ def test_gzip_bomb_is_bounded(tmp_path: Path) -> None:
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero")
 def test_endless_binary_stream_is_refused_at_once() -> None:
     start = time.perf_counter()
-    with pytest.raises(InputError, match="binary data"):
+    with pytest.raises(InputError, match="/dev/zero: is a character device, not a regular file"):
         load_snapshot(["/dev/zero"])
     assert time.perf_counter() - start < 2
+
+
+def _child_peak(code: str) -> tuple[str, float, int]:
+    """Run ``code`` in a fresh interpreter: (its stdout, seconds, peak resident KiB)."""
+    wrapped = (code + "\nimport resource, sys\n"
+               "print('PEAK', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n")
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", wrapped], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    took = time.perf_counter() - start
+    assert proc.returncode == 0, proc.stderr
+    out, _, peak = proc.stdout.rpartition("PEAK ")
+    return out, took, int(peak)
+
+
+def test_gzip_bomb_costs_little_memory(tmp_path: Path) -> None:
+    # 5 MB of gzip that would inflate to 5 GB: refused after ~32 MiB, whatever --max-file-size says
+    path = tmp_path / "bomb.yaml.gz"
+    member = gzip.compress(b"x" * (10 << 20), compresslevel=9)  # gzip members may follow one another
+    path.write_bytes(member * 500)
+    assert path.stat().st_size < 6_000_000
+    code = ("import resource\nfrom pysched.snapshot.loader import load_snapshot\nfrom pysched.errors import InputError\n"
+            "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+            f"try:\n    load_snapshot([{str(path)!r}])\nexcept InputError as e:\n    print(e)\n"
+            "print('BEFORE', before)\n")
+    out, took, peak_kib = _child_peak(code)
+    assert "gzip data inflates more than 200 times" in out and "gzip bomb" in out
+    before = int(out.rpartition("BEFORE ")[2])
+    assert peak_kib - before < 120_000, (before, peak_kib)  # the file (5 MB) and ~32 MiB inflated, not 5 GB
+    assert took < 20
+
+
+def test_gzip_with_several_members_is_read_whole(tmp_path: Path) -> None:
+    path = tmp_path / "two.yaml.gz"
+    path.write_bytes(gzip.compress(yaml.safe_dump(NODE).encode() + b"---\n") + gzip.compress(yaml.safe_dump(pod("a")).encode()))
+    cluster = load_snapshot([str(path)])
+    assert [n.name for n in cluster.nodes] == ["n1"] and [p.key for p in cluster.pods] == ["ns/a"]
+    path.write_bytes(gzip.compress(b"apiVersion: v1\n") + b"garbage")
+    with pytest.raises(InputError, match="trailing garbage"):
+        load_snapshot([str(path)])
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_fifo_is_refused_at_once_for_every_reader(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.yaml"
+    os.mkfifo(fifo)
+    start = time.perf_counter()
+    result = simulate(str(fifo))
+    assert result.exit_code == 2 and f"{fifo}: is a FIFO (named pipe), not a regular file" in result.stderr
+    assert "'-' for stdin" in result.stderr
+    result = simulate(str(DEMO), "--config", str(fifo))
+    assert result.exit_code == 2 and "is a FIFO (named pipe)" in result.stderr
+    from pysched.errors import SourceError
+    from pysched.snapshot.live import resolve_source
+    with pytest.raises(SourceError, match="is a FIFO"):
+        resolve_source(kubeconfig=str(fifo))
+    assert time.perf_counter() - start < 5
+
+
+def test_kubeconfig_duplicate_keys_and_aliases_are_refused(tmp_path: Path) -> None:
+    from pysched.errors import SourceError
+    from pysched.snapshot.live import resolve_source
+    path = tmp_path / "config"
+    path.write_text("apiVersion: v1\nkind: Config\ncurrent-context: a\ncurrent-context: b\n")
+    with pytest.raises(SourceError, match='config:4: document 1: mapping key "current-context" already defined at line 3'):
+        resolve_source(kubeconfig=str(path))
+    levels = ["a0: &a0 [" + ", ".join(["x"] * 10) + "]"]
+    levels += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 9)]
+    path.write_text("\n".join(levels) + "\n")
+    start = time.perf_counter()
+    with pytest.raises(SourceError, match="alias bomb"):
+        resolve_source(kubeconfig=str(path))
+    assert time.perf_counter() - start < 2
+
+
+def test_duplicate_keys_in_a_yaml_chunk_of_a_mixed_stream_name_the_file_line(tmp_path: Path) -> None:
+    path = tmp_path / "mixed.yaml"
+    path.write_text(json.dumps(NODE) + "\n---\napiVersion: v1\nkind: Pod\nkind: Pod\n")
+    with pytest.raises(InputError, match=r"mixed.yaml:5: .*mapping key \"kind\" already defined at line 4"):
+        load_snapshot([str(path)])
+
+
+def test_duplicate_keys_in_a_json_chunk_of_a_mixed_stream(tmp_path: Path) -> None:
+    path = tmp_path / "mixed.yaml"
+    path.write_text(json.dumps(NODE) + "\n---\n" + '{"apiVersion": "v1", "kind": "Pod",\n "metadata": {"name": "a", '
+                    '"namespace": "ns", "name": "b"}}\n')
+    with pytest.raises(InputError, match=r"mixed.yaml:4: document 2: mapping key \"name\" already defined at line 4"):
+        load_snapshot([str(path)])
+
+
+def test_merge_keys_may_be_overridden(tmp_path: Path) -> None:
+    path = tmp_path / "merge.yaml"
+    path.write_text("apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  labels: &l {a: '1', b: '2'}\n"
+                    "  annotations:\n    <<: *l\n    a: '3'\n")
+    (node,) = load_snapshot([str(path)]).nodes
+    assert node.name == "n1"
 
 
 # --------------------------------------------------------------------------- files, folders, stdin
@@ -341,8 +457,8 @@ def test_strict_mode_refuses_unknown_fields_and_bad_label_values(tmp_path: Path)
     path = tmp_path / "n.yaml"
     path.write_text(yaml.safe_dump(node))
     cluster = load_snapshot([str(path)])  # upstream's own tests use such values: a warning by default
-    assert any("invalid label value '-5'" in w and "--strict" in w for w in cluster.warnings)
-    assert any("unknown field spec.bogus" in w for w in cluster.warnings)
+    assert any("invalid label value '-5'" in w and "--validate=strict" in w for w in cluster.warnings)
+    assert any("Node n1: spec.bogus: unknown field 'bogus'" in w for w in cluster.warnings)
     with pytest.raises(InputErrors) as info:
         load_snapshot([str(path)], strict=True)
     assert "Node n1: metadata.labels.mem: invalid label value '-5'" in str(info.value)
@@ -371,3 +487,41 @@ def test_cli_strict() -> None:
 def test_cli_max_file_size() -> None:
     result = simulate("--max-file-size", "100", str(BAD / "unknown-node.yaml"))
     assert result.exit_code == 2 and "over the limit of 100 bytes" in result.stderr
+
+
+# --------------------------------------------------------------------------- output that cannot be forged
+
+_RAW = ("\x1b", "\u202e", "\u2066", "\x07")
+
+
+@pytest.mark.parametrize("args", [["-o", "table", "--format", "plain", "--trace"], ["-o", "table", "--format", "rich"],
+                                  ["-o", "table", "--format", "github"], ["-o", "json"], ["-o", "yaml"]],
+                         ids=["plain", "rich", "github", "json", "yaml"])
+def test_control_and_bidi_characters_are_escaped_in_every_renderer(args: list[str]) -> None:
+    result = CliRunner().invoke(app, ["simulate", str(BAD / "control-chars.yaml"), *args])
+    assert result.exit_code == 0, result.output
+    for ch in _RAW:
+        assert ch not in result.stdout and ch not in result.stderr, (ch, args)
+    if args[1] == "json":
+        assert "team-a/web\u202e1" in json.loads(result.stdout)["bindings"]  # the value itself is intact
+    elif args[1] == "yaml":
+        assert "team-a/web\u202e1" in yaml.safe_load(result.stdout)["bindings"]
+    elif "rich" not in args:  # rich may fold the cell; the escapes are checked above
+        assert "web\\u202e1" in result.stdout
+
+
+def test_huge_label_value_is_cut_in_messages_and_its_line_is_right(tmp_path: Path) -> None:
+    # issue 17 measured 50 MB (50,000,304 bytes echoed); 5 MB keeps the suite quick, the bound is the same
+    big = "a" + "b" * 5_000_000 + "-"
+    path = tmp_path / "big.yaml"
+    path.write_text("apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  labels:\n    ok: x\n    huge: " + big +
+                    "\nstatus:\n  allocatable: {cpu: '4', memory: 8Gi, pods: '110'}\n")
+    start = time.perf_counter()
+    result = simulate(str(path), "--validate=strict")
+    assert result.exit_code == 2
+    assert len(result.stderr) < 1000, len(result.stderr)
+    assert f"{path}:7: document 1: Node n1: metadata.labels.huge: invalid label value 'abbb" in result.stderr
+    assert "(5000002 characters)" in result.stderr
+    result = simulate(str(path))
+    assert result.exit_code == 0 and len(result.stderr) < 1000 and len(result.stdout) < 10_000
+    assert time.perf_counter() - start < 60

@@ -468,13 +468,14 @@ def test_load_config_yaml_and_json(tmp_path: Path) -> None:
 
 
 FILE_ERRORS: list[tuple[str, str | None, str]] = [
-    ("missing-file", None, "{p}: cannot read the scheduler configuration: No such file or directory"),
+    ("missing-file", None, "{p}: the scheduler configuration: cannot read: No such file or directory"),
     ("empty-file", "", "{p}: the file is empty; expected a KubeSchedulerConfiguration "
                        "(kubescheduler.config.k8s.io/v1)"),
     ("yaml-syntax", HEADER + "profiles:\n  - a\n - b\n",
-     "{p}:5: invalid YAML: while parsing a block mapping, expected <block end>, but found '<block sequence start>'"),
+     "{p}:5: invalid YAML: while parsing a block mapping, did not find expected key (column 2)"),
     ("duplicate-key", HEADER + "parallelism: 1\nparallelism: 2\n",
-     '{p}:4: strict decoding error: key "parallelism" already set in map'),
+     '{p}:4: document 1: mapping key "parallelism" already defined at line 3: a key may appear once in a mapping '
+     '(kubectl refuses the file)'),
     ("two-documents", HEADER + "---\n" + HEADER,
      "{p}: expected one YAML document (a KubeSchedulerConfiguration), found 2"),
     ("validation-names-file", HEADER + "parallelism: 0\n",

@@ -280,3 +280,63 @@ def test_mutated_config_file(data: st.DataObject) -> None:
         load_config(str(path), REGISTRY)
     except PyschedError as e:
         assert e.exit_code == 2, e
+
+
+# --------------------------------------------------------------------------- (c) the bounded reader (issue 17)
+
+@FUZZ
+@given(st.binary(max_size=300), st.integers(min_value=0, max_value=400), st.binary(max_size=8))
+def test_damaged_gzip(payload: bytes, cut: int, tail: bytes) -> None:
+    import gzip as _gzip
+
+    data = _gzip.compress(b"apiVersion: v1\nkind: Node\nmetadata: {name: n}\n" + payload)
+    _run_snapshot(data[:cut] + tail if cut < len(data) else data + tail, ".yaml.gz")
+
+
+@FUZZ
+@given(YAMLISH)
+def test_yamlish_kubeconfig(text: str) -> None:
+    from pysched.snapshot.live import resolve_source
+
+    path = TMP / "kubeconfig"
+    path.write_bytes(("apiVersion: v1\nkind: Config\n" + text).encode("utf-8", "surrogatepass"))
+    try:
+        resolve_source(kubeconfig=str(path), environ={})
+    except PyschedError as e:
+        assert e.exit_code == 2, e
+
+
+@FUZZ
+@given(st.data(), st.sampled_from(["strict", "warn", "ignore"]))
+def test_mutated_objects_under_every_validation_mode(data: st.DataObject, mode: str) -> None:
+    docs = copy.deepcopy(SEEDS)
+    i = data.draw(st.sampled_from([2, 1, 0, 3, 4]), label="object")
+    docs[i] = _mutate(docs[i], data)
+    path = TMP / "validate.yaml"
+    path.write_text(_dump(docs, False))
+    try:
+        cluster = load_snapshot([str(path)], validate=mode)
+    except PyschedError as e:
+        assert e.exit_code == 2, e
+        return
+    if mode == "ignore":
+        assert not any("--validate=strict" in w and "unknown field" in w for w in cluster.warnings)
+
+
+@FUZZ
+@given(st.data())
+def test_repeated_keys_are_always_caught(data: st.DataObject) -> None:
+    lines = _dump([copy.deepcopy(SEEDS[2])], False).splitlines()
+    keyed = [i for i, line in enumerate(lines) if ":" in line and not line.lstrip().startswith("-")]
+    i = data.draw(st.sampled_from(keyed), label="line")
+    line = lines[i]
+    if line.rstrip().endswith(":"):  # a key whose value is a block below: repeat it with a scalar
+        line = line.rstrip() + " x"
+    path = TMP / "dup.yaml"
+    path.write_text("\n".join([*lines[: i + 1], line, *lines[i + 1:]]) + "\n")
+    try:
+        load_snapshot([str(path)])
+    except PyschedError as e:
+        assert e.exit_code == 2, e
+        return
+    raise AssertionError(f"repeated key on line {i + 2} was accepted")

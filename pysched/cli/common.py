@@ -17,6 +17,7 @@ from pysched.framework.config import SchedulerConfig, load_config
 from pysched.framework.registry import Registry
 from pysched.plugins import in_tree_registry
 from pysched.report.summary import Summary
+from pysched.safetext import escape_lines
 from pysched.snapshot.cluster import Cluster
 from pysched.snapshot.loader import DEFAULT_MAX_BYTES, load_snapshot
 
@@ -43,6 +44,12 @@ class FailOn(StrEnum):
 class TieBreak(StrEnum):
     name = "name"
     random = "random"
+
+
+class Validate(StrEnum):
+    strict = "strict"
+    warn = "warn"
+    ignore = "ignore"
 
 
 T = TypeVar("T")
@@ -85,7 +92,7 @@ def guarded(fn: Callable[[], T], debug: bool) -> T:
     except PyschedError as e:
         if debug:
             traceback.print_exc()
-        typer.echo(f"error: {e}", err=True)
+        typer.echo(f"error: {escape_lines(str(e))}", err=True)
         raise typer.Exit(e.exit_code) from None
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)
@@ -93,7 +100,8 @@ def guarded(fn: Callable[[], T], debug: bool) -> T:
     except Exception as e:
         if debug:
             traceback.print_exc()
-        typer.echo(f"internal error: {type(e).__name__}: {e} (run with --debug for the traceback)", err=True)
+        typer.echo(f"internal error: {type(e).__name__}: {escape_lines(str(e))} (run with --debug for the traceback)",
+                   err=True)
         raise typer.Exit(EXIT_INTERNAL) from None
 
 
@@ -106,15 +114,15 @@ def build_registry(plugin_dirs: list[str] | None = None) -> Registry:
 
 def load_inputs(positional: list[str] | None, filenames: list[str] | None, *, kubeconfig: str | None = None,
                 context: str | None = None, quiet: bool = False, strict: bool = False,
-                max_file_size: int | None = None) -> Cluster:
+                max_file_size: int | None = None, validate: str | None = None) -> Cluster:
     """Snapshot files when any are given, else the live cluster the kubeconfig points at."""
     paths = list(positional or []) + list(filenames or [])
     if paths:
         if kubeconfig or context:
             raise InputError("--kubeconfig and --context read a live cluster: pass them or snapshot files, not both")
-        return load_snapshot(paths, max_file_size or DEFAULT_MAX_BYTES, strict=strict)
+        return load_snapshot(paths, max_file_size or DEFAULT_MAX_BYTES, strict=strict, validate=validate)
     from pysched.cli.live_cmd import load_live_cluster  # imports the kubernetes client only when used
-    return load_live_cluster(kubeconfig, context, quiet, strict=strict)
+    return load_live_cluster(kubeconfig, context, quiet, strict=strict, validate=validate)
 
 
 def config_name(path: str | None) -> str:
@@ -143,7 +151,7 @@ def warn(lines: list[str], quiet: bool = False) -> None:
     if quiet:
         return
     for line in lines:
-        print(f"warning: {line}", file=sys.stderr)
+        print(f"warning: {escape_lines(line)}", file=sys.stderr)
 
 
 # ---------------------------------------------------------------------------------------------- what-if edits

@@ -23,6 +23,7 @@ from pysched.cli.common import (
     TieBreak,
     UncordonOpt,
     UntaintOpt,
+    Validate,
     WhatIfCommand,
     build_registry,
     config_name,
@@ -49,6 +50,7 @@ from pysched.cli.options import (
     StrictOption,
     TableFormatOption,
     TieBreakOption,
+    ValidateOption,
 )
 from pysched.cli.output import emit, progress_bar
 from pysched.errors import InputError
@@ -74,6 +76,7 @@ def register(app: typer.Typer) -> None:
                                  "(repeatable).")] = None,
         kubeconfig: KubeconfigOption = None,
         context: ContextOption = None,
+        validate: ValidateOption = Validate.warn,
         strict: StrictOption = False,
         max_file_size: MaxFileSizeOption = DEFAULT_MAX_FILE_SIZE,
         output: OutputOption = Output.table,
@@ -127,9 +130,10 @@ def register(app: typer.Typer) -> None:
             cfg_a = load_scheduler_config(config_a, registry)
             cfg_b = cfg_a if snapshot_b or config_b is None else load_scheduler_config(config_b, registry)
             loaded_a = load_inputs(None, filename, kubeconfig=kubeconfig, context=context, quiet=quiet,
-                                   strict=strict, max_file_size=max_file_size)
-            loaded_b = load_inputs(None, snapshot_b, strict=strict,
-                                   max_file_size=max_file_size) if snapshot_b else loaded_a
+                                   strict=strict, max_file_size=max_file_size,
+                                   validate=None if strict else validate.value)
+            loaded_b = load_inputs(None, snapshot_b, strict=strict, max_file_size=max_file_size,
+                                   validate=None if strict else validate.value) if snapshot_b else loaded_a
             cluster_a = prepare_cluster(loaded_a, now=now, run_cronjobs=run_cronjobs, edits=[])
             cluster_b = prepare_cluster(loaded_b, now=now, run_cronjobs=run_cronjobs, edits=edits)
             warn(cluster_a.warnings, quiet)

@@ -24,6 +24,7 @@ from pysched.cli.common import (
     TieBreak,
     UncordonOpt,
     UntaintOpt,
+    Validate,
     WhatIfCommand,
     build_registry,
     effective_config,
@@ -56,6 +57,7 @@ from pysched.cli.options import (
     StrictOption,
     TableFormatOption,
     TieBreakOption,
+    ValidateOption,
 )
 from pysched.cli.output import (
     PROGRESS_DELAY as PROGRESS_DELAY,
@@ -172,6 +174,7 @@ def register(app: typer.Typer) -> None:
         namespace: Annotated[str | None, typer.Option("-n", "--namespace", metavar="NAMESPACE", help="The pod's namespace.")] = None,
         kubeconfig: KubeconfigOption = None,
         context: ContextOption = None,
+        validate: ValidateOption = Validate.warn,
         strict: StrictOption = False,
         max_file_size: MaxFileSizeOption = DEFAULT_MAX_FILE_SIZE,
         config: ConfigOption = None,
@@ -218,7 +221,8 @@ def register(app: typer.Typer) -> None:
             if config:
                 load_scheduler_config(config, registry)  # a bad --config is reported before any input is read
             loaded = load_inputs(None, filename, kubeconfig=kubeconfig, context=context, quiet=quiet,
-                                 strict=strict, max_file_size=max_file_size)
+                                 strict=strict, max_file_size=max_file_size,
+                                 validate=None if strict else validate.value)
             cluster = prepare_cluster(loaded, now=now, run_cronjobs=run_cronjobs)
             warn(cluster.warnings, quiet)
             cfg = effective_config(config, registry, cluster, quiet)

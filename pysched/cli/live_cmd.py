@@ -62,9 +62,9 @@ def live_source() -> ModuleType:
 
 
 def load_live_cluster(kubeconfig: str | None, context: str | None, quiet: bool = False, *,
-                      strict: bool = False) -> Cluster:
+                      strict: bool = False, validate: str | None = None) -> Cluster:
     """The live cluster for ``simulate`` when no snapshot file is given (the warnings are the caller's)."""
-    return live_source().load_live(kubeconfig, context, progress_printer(quiet), strict=strict)
+    return live_source().load_live(kubeconfig, context, progress_printer(quiet), strict=strict, validate=validate)
 
 
 def register(app: typer.Typer) -> None:

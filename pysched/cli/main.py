@@ -28,6 +28,7 @@ from pysched.cli.common import (
     TieBreak,
     UncordonOpt,
     UntaintOpt,
+    Validate,
     WhatIfCommand,
     build_registry,
     check_fail_on,
@@ -53,6 +54,7 @@ from pysched.cli.options import (
     SeedOption,
     StrictOption,
     TieBreakOption,
+    ValidateOption,
 )
 from pysched.cli.output import progress_bar, table_style
 from pysched.errors import InputError
@@ -102,6 +104,7 @@ def simulate(
     context: ContextOption = None,
     namespace: Annotated[str | None, typer.Option(
         "-n", "--namespace", metavar="NAMESPACE", help="Print only this namespace's pods (the whole cluster is simulated).")] = None,
+    validate: ValidateOption = Validate.warn,
     strict: StrictOption = False,
     max_file_size: MaxFileSizeOption = DEFAULT_MAX_FILE_SIZE,
     plugin_dir: PluginDirOption = None,
@@ -153,7 +156,8 @@ def simulate(
         if config:
             load_scheduler_config(config, registry)  # a bad --config is reported before any input is read
         loaded = load_inputs(snapshot, filename, kubeconfig=kubeconfig, context=context, quiet=quiet,
-                             strict=strict, max_file_size=max_file_size)
+                             strict=strict, max_file_size=max_file_size,
+                             validate=None if strict else validate.value)
         cluster = prepare_cluster(loaded, now=now, run_cronjobs=run_cronjobs)
         warn(cluster.warnings, quiet)
         cfg = effective_config(config, registry, cluster, quiet)

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from pysched.cli.common import Output, TableFormat, TieBreak
+from pysched.cli.common import Output, TableFormat, TieBreak, Validate
 from pysched.snapshot.loader import DEFAULT_MAX_BYTES
 
 FILENAME_HELP = "Snapshot files or folders ('-' for stdin; repeatable). Without: the live cluster."
@@ -23,8 +23,10 @@ PLUGIN_DIR_HELP = ("A folder of out-of-tree plugin modules (repeatable); the che
 FilenameOption = Annotated[list[str] | None, typer.Option("-f", "--filename", metavar="FILE", help=FILENAME_HELP)]
 KubeconfigOption = Annotated[str | None, typer.Option("--kubeconfig", metavar="FILE", help=KUBECONFIG_HELP)]
 ContextOption = Annotated[str | None, typer.Option("--context", metavar="NAME", help=CONTEXT_HELP)]
-StrictOption = Annotated[bool, typer.Option(
-    "--strict", help="Unknown fields and invalid label values in Pods and Nodes are errors, not warnings.")]
+ValidateOption = Annotated[Validate, typer.Option(
+    "--validate", help="Unknown or mistyped fields at any depth, invalid names and label values: strict: errors; "
+                       "warn: warnings; ignore: not checked (as kubectl's --validate).")]
+StrictOption = Annotated[bool, typer.Option("--strict", help="Same as --validate=strict.")]
 MaxFileSizeOption = Annotated[int, typer.Option(
     "--max-file-size", metavar="BYTES", min=1, help="Refuse snapshot files (after decompression) larger than this many bytes.")]
 DEFAULT_MAX_FILE_SIZE = DEFAULT_MAX_BYTES

@@ -7,12 +7,9 @@ typed arguments.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-
-import yaml
 
 from pysched.errors import ConfigError
 from pysched.framework import plugin_args as pa
@@ -40,6 +37,7 @@ from pysched.framework.plugin_args import (
     raise_all,
     required,
 )
+from pysched.snapshot import reader
 
 if TYPE_CHECKING:
     from pysched.framework.registry import PluginSpec, Registry
@@ -761,41 +759,13 @@ def _options(cfg: _Raw) -> dict[str, Any]:
             "clientConnectionBurst": cfg.burst}
 
 
-class _StrictLoader(yaml.SafeLoader):
-    """A YAML loader that refuses a key repeated in one mapping (Kubernetes' strict decoding does)."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":
-                continue
-            key = self.construct_object(key_node, deep=True)
-            try:
-                repeated = key in seen
-            except TypeError:
-                continue  # an unhashable key: the base constructor reports it
-            if repeated:
-                raise ConfigError(f"strict decoding error: key {go_quote(str(key))} already set in map",
-                                  line=key_node.start_mark.line + 1)
-            seen.add(key)
-        return super().construct_mapping(node, deep=deep)
+MAX_CONFIG_BYTES = 16 << 20  # a scheduler configuration is a few KiB; refuse /dev/zero and the like
 
 
 def _parse_yaml(text: str, file: str) -> Any:
-    try:
-        docs = [d for d in yaml.load_all(text, Loader=_StrictLoader) if d is not None]
-    except ConfigError as e:
-        raise ConfigError(e.detail, file=file, line=e.line) from None
-    except RecursionError:
-        raise ConfigError("invalid YAML: nested too deeply", file=file) from None
-    except (ValueError, TypeError, OverflowError) as e:  # a value the constructor cannot build: 2025-13-45
-        raise ConfigError(f"invalid YAML: cannot read a value: {e}", file=file) from None
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        problem = getattr(e, "problem", None) or str(e)
-        context = getattr(e, "context", None)
-        detail = f"invalid YAML: {context + ', ' if context else ''}{problem}"
-        raise ConfigError(detail, file=file, line=mark.line + 1 if mark is not None else None) from None
+    """The one document of a configuration, read by the bounded reader (duplicate keys, aliases and
+    nesting refused there); JSON is YAML."""
+    docs = reader.load_yaml_one(text, file, error=ConfigError)
     if not docs:
         raise ConfigError(f"the file is empty; expected a {KIND} ({API_VERSION})", file=file)
     if len(docs) > 1:
@@ -803,24 +773,9 @@ def _parse_yaml(text: str, file: str) -> Any:
     return docs[0]
 
 
-MAX_CONFIG_BYTES = 16 << 20  # a scheduler configuration is a few KiB; refuse /dev/zero and the like
-
-
 def _read_text(path: str) -> str:
-    try:
-        if path == "-":
-            data = sys.stdin.buffer.read(MAX_CONFIG_BYTES + 1)
-        else:
-            with open(path, "rb") as fh:
-                data = fh.read(MAX_CONFIG_BYTES + 1)
-    except OSError as e:
-        raise ConfigError(f"cannot read the scheduler configuration: {e.strerror or e}", file=path) from None
-    if len(data) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"the scheduler configuration is over {MAX_CONFIG_BYTES} bytes", file=path)
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ConfigError("cannot read the scheduler configuration: not a UTF-8 text file", file=path) from None
+    return reader.read_text(path, MAX_CONFIG_BYTES, error=ConfigError, what="the scheduler configuration",
+                            raise_hint="", stdin_hint="pipe a KubeSchedulerConfiguration in")
 
 
 def _with_file(err: ConfigError, file: str) -> ConfigError:

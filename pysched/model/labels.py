@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from pysched.apimachinery import label_value_errors, qualified_name_errors
 from pysched.errors import SelectorError
+from pysched.safetext import echo
 
 
 def selector_error(path: str, detail: str) -> SelectorError:
@@ -31,19 +32,19 @@ def label_key_error(key: object) -> str | None:
         return None
     prefix, _, _ = key.rpartition("/")
     if "/" in key and not prefix:
-        return f"invalid label key {key!r}: prefix part must be non-empty"
+        return f"invalid label key {echo(key)}: prefix part must be non-empty"
     if "/" in prefix or any(e.startswith("prefix part") for e in errs):
-        return f"invalid label key {key!r}: prefix part must be a DNS-1123 subdomain"
-    return (f"invalid label key {key!r}: name part must consist of alphanumeric characters, '-', '_' "
+        return f"invalid label key {echo(key)}: prefix part must be a DNS-1123 subdomain"
+    return (f"invalid label key {echo(key)}: name part must consist of alphanumeric characters, '-', '_' "
             f"or '.', and must start and end with an alphanumeric character")
 
 
 def label_value_error(value: object) -> str | None:
     """Why ``value`` is not a valid label value, or None (apimachinery's ``IsValidLabelValue`` rules)."""
     if not isinstance(value, str):
-        return f"label value must be a string, got {type(value).__name__} {value!r}"
+        return f"label value must be a string, got {type(value).__name__} {echo(value)}"
     if label_value_errors(value):
-        return (f"invalid label value {value!r}: must be 63 characters or less and must be empty or begin "
+        return (f"invalid label value {echo(value)}: must be 63 characters or less and must be empty or begin "
                 f"and end with an alphanumeric character")
     return None
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from pysched.framework.status import Code, Status
 from pysched.report import summary as sm
+from pysched.safetext import escape, escape_lines
 from pysched.scheduler.simulation import SimulationResult
 from pysched.scheduler.trace import CycleTrace
 
@@ -32,6 +33,11 @@ class Cell:
     style: str = ""
     bar: float | None = None  # a fraction in [0, 1+]: rich draws a bar before the text; plain ignores it
 
+    def __post_init__(self) -> None:
+        # names, labels, reasons and messages come from the user's files: every renderer draws these
+        # blocks, so escaping here keeps control and bidi characters out of every report
+        object.__setattr__(self, "text", escape_lines(self.text))
+
 
 @dataclass(frozen=True, slots=True)
 class Column:
@@ -50,17 +56,27 @@ class Table:
     notes: list[str] = field(default_factory=list)  # lines printed under the table
     show_header: bool = True
 
+    def __post_init__(self) -> None:
+        self.title = escape_lines(self.title)
+        self.notes = [escape_lines(n) for n in self.notes]
+
 
 @dataclass(frozen=True, slots=True)
 class Heading:
     text: str
     level: int = 1  # 1: a section, 2: a pod in the trace, 3: a cycle of that pod
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", escape(self.text))
+
 
 @dataclass(frozen=True, slots=True)
 class Text:
     text: str
     style: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", escape_lines(self.text))
 
 
 Block = Heading | Table | Text

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import orjson
 import yaml
+
+# characters JSON may carry raw but a terminal or an editor would act on (DEL, C1 controls, bidi)
+_INVISIBLE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff\u2028\u2029]")
+
 
 _ORJSON_OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
 
@@ -18,10 +23,15 @@ def to_json(data: Any) -> str:
     the standard library."""
     if _plain(data):
         try:
-            return orjson.dumps(data, option=_ORJSON_OPTIONS).decode() + "\n"
+            return _escape_invisible(orjson.dumps(data, option=_ORJSON_OPTIONS).decode() + "\n")
         except (TypeError, orjson.JSONEncodeError):
             pass
-    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return _escape_invisible(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+
+
+def _escape_invisible(text: str) -> str:
+    # outside strings JSON has only ASCII, so these can only be inside strings: same value, escaped
+    return _INVISIBLE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text) if _INVISIBLE.search(text) else text
 
 
 def _plain(data: Any) -> bool:
@@ -56,4 +66,8 @@ _Dumper.add_multi_representer(str, _str_repr)  # str subclasses too (StrEnum val
 
 
 def to_yaml(data: Any) -> str:
-    return yaml.dump(data, Dumper=_Dumper, sort_keys=True, allow_unicode=True, default_flow_style=False, width=120)
+    text = yaml.dump(data, Dumper=_Dumper, sort_keys=True, allow_unicode=True, default_flow_style=False, width=120)
+    if _INVISIBLE.search(text):  # PyYAML writes bidi characters raw when unicode is allowed: escape everything
+        text = yaml.dump(data, Dumper=_Dumper, sort_keys=True, allow_unicode=False, default_flow_style=False,
+                         width=120)
+    return text

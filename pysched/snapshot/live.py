@@ -19,8 +19,11 @@ import copy
 import json
 import logging
 import os
+import re
 import ssl
+import subprocess
 import time
+import types
 import urllib.parse
 import urllib.request
 import warnings
@@ -28,10 +31,9 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar
 
 import urllib3
-import yaml
 from kubernetes.client import ApiClient, Configuration
 from kubernetes.client.exceptions import ApiException
 from kubernetes.config import load_kube_config_from_dict
@@ -40,18 +42,26 @@ from kubernetes.config.incluster_config import InClusterConfigLoader
 
 from pysched import __version__
 from pysched.errors import SourceError
+from pysched.snapshot import reader
 from pysched.snapshot.cluster import Cluster
 from pysched.snapshot.loader import Document, build_cluster
 
 DEFAULT_KUBECONFIG = "~/.kube/config"
 SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount"
 PAGE_LIMIT = 500
-CONNECT_TIMEOUT = 10
-READ_TIMEOUT = 60
+# Every wait is bounded, and the messages say which bound was hit:
+CONNECT_TIMEOUT = 10  # TCP connect and TLS handshake, each attempt
+READ_TIMEOUT = 30  # silence while waiting for the answer or for the next bytes of it
+REQUEST_DEADLINE = 60  # one request, first byte sent to last byte read (checked between chunks of the body)
 REQUEST_TIMEOUT = (CONNECT_TIMEOUT, READ_TIMEOUT)
+EXEC_TIMEOUT = 60  # an exec credential plugin's whole run (kubectl waits forever; a pipeline must not)
+MAX_RESPONSE_BYTES = 1 << 30  # one answer; a 5,000-node page of 500 pods is a few MiB
 POD_FIELD_SELECTOR = "status.phase!=Succeeded,status.phase!=Failed"
 THROTTLE_RETRIES = 3  # 429 Too Many Requests: retried this often, waiting as asked (at most MAX_RETRY_AFTER s)
 MAX_RETRY_AFTER = 10
+#: the longest one GET may take, retries included: what the documentation and messages promise
+REQUEST_BOUND = (THROTTLE_RETRIES + 1) * (CONNECT_TIMEOUT + REQUEST_DEADLINE + READ_TIMEOUT) + \
+    THROTTLE_RETRIES * MAX_RETRY_AFTER
 MAX_PAGES = 100_000  # a server handing out continue tokens forever is a broken server
 
 # (kind, count so far, this kind is complete)
@@ -154,16 +164,18 @@ def kubeconfig_files(kubeconfig: str | None, environ: Mapping[str, str] | None =
     return ([default] if os.path.isfile(default) else []), default
 
 
+MAX_KUBECONFIG_BYTES = 16 << 20
+
+
 def _read_kubeconfig(path: str) -> dict:
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = yaml.safe_load(f)
-    except OSError as e:
-        raise SourceError(f"kubeconfig {path}: cannot read: {e.strerror or e}") from None
-    except yaml.YAMLError as e:
-        raise SourceError(f"kubeconfig {path}: invalid YAML: {str(e).splitlines()[0]}") from None
-    if data is None:
+    """One kubeconfig through the bounded reader: regular files only, size, aliases, nesting, duplicate keys."""
+    text = reader.read_text(path, MAX_KUBECONFIG_BYTES, error=SourceError, what="kubeconfig", raise_hint="")
+    docs = reader.load_yaml_one(text, path, error=SourceError)
+    if not docs:
         return {}
+    if len(docs) > 1:
+        raise SourceError(f"kubeconfig {path}: expected one YAML document (a Config), found {len(docs)}")
+    data = docs[0]
     if not isinstance(data, dict):
         raise SourceError(f"kubeconfig {path}: expected a Config mapping, got {type(data).__name__}")
     return data
@@ -364,10 +376,77 @@ def _proxy_for(source: Source) -> str | None:
 
 
 def _retries() -> urllib3.util.Retry:
-    # no retry of a failed connect (bounded by the 10 s connect timeout); one retry of a dropped
-    # keep-alive connection; nothing else
-    return urllib3.util.Retry(total=1, connect=0, read=1, status=0, other=0, redirect=0,
+    # no transport retries: a retried read timeout doubled the wait the message stated (urllib3 drops a
+    # stale keep-alive connection before reusing it); only 429s are retried, by LiveClient.get
+    return urllib3.util.Retry(total=0, connect=0, read=0, status=0, other=0, redirect=0,
                               raise_on_redirect=True, raise_on_status=False)
+
+
+class _Deadline(Exception):
+    """A request that went past REQUEST_DEADLINE (or MAX_RESPONSE_BYTES) while its body was read."""
+
+
+def _read_body(raw: Any, started: float) -> bytes:
+    """The body of a urllib3 response read in chunks: each chunk waits at most READ_TIMEOUT (the socket's
+    timeout), and the whole request is abandoned past REQUEST_DEADLINE or MAX_RESPONSE_BYTES."""
+    if not hasattr(raw, "stream"):
+        return raw.read() or b""
+    parts: list[bytes] = []
+    size = 0
+    # read1 returns what has arrived (at most one socket read), so the deadline is checked as bytes drip in
+    chunks = iter(lambda: raw.read1(1 << 16), b"") if hasattr(raw, "read1") else raw.stream(1 << 16)
+    try:
+        for chunk in chunks:
+            parts.append(chunk)
+            size += len(chunk)
+            if size > MAX_RESPONSE_BYTES:
+                raise _Deadline(f"an answer of more than {MAX_RESPONSE_BYTES} bytes")
+            if time.monotonic() - started > REQUEST_DEADLINE:
+                raise _Deadline(f"no complete answer within {REQUEST_DEADLINE} s ({size} bytes read)")
+    finally:
+        raw.release_conn()
+    return b"".join(parts)
+
+
+class _BoundedPopen(subprocess.Popen):
+    """The exec credential plugin's process, killed after EXEC_TIMEOUT (the client would wait forever)."""
+
+    timed_out: ClassVar[list[str]] = []
+
+    def communicate(self, input: Any = None, timeout: float | None = None) -> Any:
+        try:
+            return super().communicate(input, timeout=EXEC_TIMEOUT if timeout is None else timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            super().communicate()
+            args = self.args if isinstance(self.args, list | tuple) else [self.args]
+            _BoundedPopen.timed_out.append(" ".join(str(a) for a in args)[:200])
+            raise
+
+
+@contextmanager
+def _bounded_exec_plugins() -> Iterator[None]:
+    """Exec credential plugins run by the client (at load and on token refresh) under EXEC_TIMEOUT."""
+    from kubernetes.config import exec_provider
+
+    shim = types.ModuleType("subprocess")
+    shim.__dict__.update(subprocess.__dict__)
+    shim.Popen = _BoundedPopen  # type: ignore[attr-defined]
+    saved = exec_provider.subprocess
+    exec_provider.subprocess = shim
+    try:
+        yield
+    finally:
+        exec_provider.subprocess = saved
+
+
+def _exec_timeout_error(source: Source) -> SourceError | None:
+    if not _BoundedPopen.timed_out:
+        return None
+    cmd = _BoundedPopen.timed_out[-1]
+    _BoundedPopen.timed_out.clear()
+    return SourceError(f"credentials of {source.describe_user()}: the exec credential plugin ({cmd}) did not "
+                       f"finish within {EXEC_TIMEOUT} s and was stopped")
 
 
 class LiveClient:
@@ -379,8 +458,9 @@ class LiveClient:
         self.warnings: list[str] = []
         cfg = Configuration()
         cfg.retries = _retries()
+        _BoundedPopen.timed_out.clear()
         try:
-            with _client_log_capture(self.auth_notes), warnings.catch_warnings():
+            with _client_log_capture(self.auth_notes), warnings.catch_warnings(), _bounded_exec_plugins():
                 warnings.simplefilter("ignore")
                 if source.in_cluster:
                     InClusterConfigLoader(token_filename=source.token_file,
@@ -397,6 +477,9 @@ class LiveClient:
         except (OSError, ValueError, TypeError, KeyError) as e:
             raise SourceError(f"{source.where()}: context {source.context!r}: cannot set up the client: "
                               f"{type(e).__name__}: {e}") from None
+        timed_out = _exec_timeout_error(source)
+        if timed_out is not None:
+            raise timed_out
         api.user_agent = f"pysched/{__version__} (read-only)"
         _install_get_only_guard(api)
         self.api = api
@@ -422,9 +505,12 @@ class LiveClient:
             method, url, hdrs, _body, _post = api.param_serialize(
                 method="GET", resource_path=path, query_params=query, header_params=headers,
                 auth_settings=["BearerToken"])
+            started = time.monotonic()
             resp = api.call_api(method, url, header_params=hdrs, _request_timeout=REQUEST_TIMEOUT)
-            data = resp.read()
+            raw = getattr(resp, "response", None)
+            data = _read_body(raw, started) if raw is not None else resp.read()
             return resp.status, data or b"", resp.headers.get("Retry-After") or ""
+        started = time.monotonic()
         try:  # older clients (tested with v31): the raw urllib3 response
             resp = api.call_api(path, "GET", query_params=query, header_params=headers,
                                 auth_settings=["BearerToken"], _preload_content=False,
@@ -434,20 +520,23 @@ class LiveClient:
                 body = e.body if isinstance(e.body, bytes) else (e.body or "").encode()
                 return e.status, body, (e.headers or {}).get("Retry-After") or ""
             raise
-        return resp.status, resp.data or b"", resp.headers.get("Retry-After") or ""
+        return resp.status, _read_body(resp, started), resp.headers.get("Retry-After") or ""
 
     def get(self, path: str, query: list[tuple[str, str]] | None = None) -> dict:
         """GET ``path``; the decoded JSON object on 200, :class:`_HttpStatus` otherwise. A 429 (or a 5xx
         with Retry-After) is retried a few times after the wait the server asks for, capped."""
         for attempt in range(THROTTLE_RETRIES + 1):
             try:
-                with warnings.catch_warnings():
+                with warnings.catch_warnings(), _bounded_exec_plugins():
                     warnings.simplefilter("ignore", urllib3.exceptions.InsecureRequestWarning)
                     status, body, retry_after = self._send(path, query or [])
             except SourceError:
                 raise
+            except _Deadline as e:
+                raise SourceError(f"the API server at {self.source.server} gave {e} for GET {path}; "
+                                  f"given up") from None
             except Exception as e:
-                raise self._transport_error(e, path) from None
+                raise self._exec_or_transport_error(e, path) from None
             throttled = status == 429 or (status >= 500 and retry_after)
             if not throttled or attempt == THROTTLE_RETRIES:
                 break
@@ -462,6 +551,9 @@ class LiveClient:
         if not isinstance(doc, dict):
             raise SourceError(f"{self.source.server}{path}: expected a JSON object, got {type(doc).__name__}")
         return doc
+
+    def _exec_or_transport_error(self, e: BaseException, path: str) -> SourceError:
+        return _exec_timeout_error(self.source) or self._transport_error(e, path)
 
     def _transport_error(self, e: BaseException, path: str) -> SourceError:
         server = self.source.server
@@ -493,10 +585,18 @@ class LiveClient:
                 why = f"{cause.strerror.lower()} (errno {cause.errno})"
             return SourceError(f"cannot reach the API server at {server}{ctx}: {why}")
         if isinstance(reason, urllib3.exceptions.ConnectTimeoutError):
-            return SourceError(f"cannot reach the API server at {server}{ctx}: no connection within "
-                               f"{CONNECT_TIMEOUT} s")
+            return SourceError(f"cannot reach the API server at {server}{ctx}: no connection (TCP and TLS "
+                               f"handshake) within {CONNECT_TIMEOUT} s")
         if isinstance(reason, urllib3.exceptions.ReadTimeoutError):
-            return SourceError(f"the API server at {server} did not answer GET {path} within {READ_TIMEOUT} s")
+            m = re.search(r"read timeout=([0-9.]+)", text)
+            waited = float(m.group(1)) if m else float(READ_TIMEOUT)
+            shown = f"{waited:g}"
+            if server.startswith("https://") and waited == CONNECT_TIMEOUT != READ_TIMEOUT:
+                # urllib3 reports a stalled TLS handshake as a read timeout of the connect timeout
+                return SourceError(f"the API server at {server} accepted the connection but the TLS handshake did "
+                                   f"not complete within {shown} s; given up (no retries)")
+            return SourceError(f"the API server at {server} did not answer GET {path}: {shown} s without a byte; "
+                               f"given up (no retries)")
         if isinstance(reason, urllib3.exceptions.ResponseError) or "redirect" in text.lower():
             return SourceError(f"the API server at {server} answered GET {path} with a redirect; pysched "
                                f"does not follow redirects")
@@ -653,7 +753,7 @@ def _plural_text(res: Resource) -> str:
     return f"{res.plural}" if not res.group else f"{res.plural}.{res.group}"
 
 
-def cluster_from_live(snap: LiveSnapshot, strict: bool = False) -> Cluster:
+def cluster_from_live(snap: LiveSnapshot, strict: bool = False, validate: str | None = None) -> Cluster:
     """The file loader's admission on the objects read: same parsing, same errors, same Cluster. An error
     names the list it came from and the item's number in it (``https://…/api/v1/pods: document 12``)."""
     counters: dict[str, int] = {}
@@ -663,13 +763,13 @@ def cluster_from_live(snap: LiveSnapshot, strict: bool = False) -> Cluster:
         counters[kind] = counters.get(kind, 0) + 1
         src = f"{snap.source.server}{snap.paths.get(kind, '')}"
         docs.append((Document(src, counters[kind], obj, None), obj, ""))
-    cluster = build_cluster(docs, strict=strict)
+    cluster = build_cluster(docs, strict=strict, validate=validate)
     cluster.sources = [snap.source.server]
     cluster.warnings[:0] = snap.warnings
     return cluster
 
 
 def load_live(kubeconfig: str | None = None, context: str | None = None,
-              progress: ProgressFn | None = None, *, strict: bool = False) -> Cluster:
+              progress: ProgressFn | None = None, *, strict: bool = False, validate: str | None = None) -> Cluster:
     """Read a live cluster (read-only) into the same :class:`Cluster` the file loader builds."""
-    return cluster_from_live(read_live(kubeconfig, context, progress), strict=strict)
+    return cluster_from_live(read_live(kubeconfig, context, progress), strict=strict, validate=validate)

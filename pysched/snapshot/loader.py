@@ -10,27 +10,19 @@ YAML stream is checked event by event *before* it is composed, so that alias bom
 are refused in time proportional to the text (libyaml's composer recurses in C and would crash the
 interpreter on deep nesting).
 
-Unknown fields of known kinds are ignored, as the API server's non-strict decoding ignores them (with a
-warning for Pod and Node); ``strict=True`` makes unknown fields of Pod and Node (top level, metadata,
-spec, containers) and label values the API server would reject errors.
+Every object of a kind the v1.34 schema knows is checked field by field at any depth (``validation``):
+with ``validate="warn"`` (the default, as kubectl's) unknown or mistyped fields, invalid names and label
+values are warnings with the path and a "did you mean"; ``strict`` makes them errors; ``ignore`` skips.
 """
 
 from __future__ import annotations
 
-import difflib
-import gzip
-import io
-import json
 import os
 import re
-import sys
-import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
 
-import orjson
 import yaml
 
 from pysched.errors import InputError, InputErrors
@@ -55,32 +47,25 @@ from pysched.model.storage import (
     parse_storage_class,
     parse_volume_attachment,
 )
+from pysched.snapshot import reader, validation
 from pysched.snapshot.admission import admit_loaded_pods, parse_limit_range
 from pysched.snapshot.cluster import Cluster
 from pysched.snapshot.fastyaml import read_block_yaml
 from pysched.snapshot.names import NameGenerator
+from pysched.snapshot.reader import (  # noqa: F401 - re-exported: the limits are part of this module's API
+    DEFAULT_MAX_BYTES,
+    MAX_ALIAS_NODES,
+    MAX_DEPTH,
+    StrictLoader,
+    escape,
+)
 from pysched.snapshot.simulator import export_config, export_objects, is_export
 
-_Base: Any  # the C loader or the pure-Python one: the stubs type them apart
-try:  # the C loader is many times faster on large dumps
-    _Base = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - libyaml missing
-    _Base = yaml.SafeLoader
-
-
-class _Loader(_Base):
-    """Timestamps stay the strings they are: Kubernetes reads them as RFC 3339 text, and an unquoted
-    ``2025-13-45`` must not fail inside the YAML constructor."""
-
-
-_Loader.add_constructor("tag:yaml.org,2002:timestamp", _Base.construct_yaml_str)
+_Loader = StrictLoader
 
 SNAPSHOT_SUFFIXES = (".yaml", ".yml", ".json", ".yaml.gz", ".yml.gz", ".json.gz")
-DEFAULT_MAX_BYTES = 1 << 30
 MAX_ERRORS = 20
-MAX_DEPTH = 100  # nesting of one document; Kubernetes objects stay far below
-MAX_ALIAS_NODES = 1_000_000  # nodes that aliases may add to one file when expanded
-LOCATE_MAX_CHARS = 8 << 20  # error messages name the line of the field in files up to this size
+LOCATE_MAX_CHARS = 128 << 20  # error messages name the line of the field in files up to this size
 
 WORKLOAD_KINDS = ("Service", "ReplicationController", "ReplicaSet", "StatefulSet")
 # expanded into pods by the controllers layer (pysched.controllers); LimitRange feeds admission of created pods
@@ -100,27 +85,6 @@ API_VERSIONS = {"Node": ("v1",), "Pod": ("v1",), "Namespace": ("v1",), "Service"
                 "LimitRange": ("v1",)}
 CLUSTER_SCOPED = ("Node", "Namespace", "PriorityClass", "PersistentVolume", "StorageClass", "CSINode", "CSIDriver",
                   "VolumeAttachment", *CLUSTER_SCOPED_DRA)
-
-# Fields of Kubernetes v1.34 the API server knows; strict mode refuses others, default mode warns.
-OBJECT_FIELDS = ("apiVersion", "kind", "metadata", "spec", "status")
-METADATA_FIELDS = ("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
-                   "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels",
-                   "annotations", "ownerReferences", "finalizers", "managedFields")
-POD_SPEC_FIELDS = (
-    "volumes", "initContainers", "containers", "ephemeralContainers", "restartPolicy",
-    "terminationGracePeriodSeconds", "activeDeadlineSeconds", "dnsPolicy", "nodeSelector", "serviceAccountName",
-    "serviceAccount", "automountServiceAccountToken", "nodeName", "hostNetwork", "hostPID", "hostIPC",
-    "shareProcessNamespace", "securityContext", "imagePullSecrets", "hostname", "subdomain", "affinity",
-    "schedulerName", "tolerations", "hostAliases", "priorityClassName", "priority", "dnsConfig", "readinessGates",
-    "runtimeClassName", "enableServiceLinks", "preemptionPolicy", "overhead", "topologySpreadConstraints",
-    "setHostnameAsFQDN", "os", "hostUsers", "schedulingGates", "resourceClaims", "resources", "hostnameOverride")
-CONTAINER_FIELDS = (
-    "name", "image", "command", "args", "workingDir", "ports", "envFrom", "env", "resources", "resizePolicy",
-    "restartPolicy", "restartPolicyRules", "volumeMounts", "volumeDevices", "livenessProbe", "readinessProbe",
-    "startupProbe", "lifecycle", "terminationMessagePath", "terminationMessagePolicy", "imagePullPolicy",
-    "securityContext", "stdin", "stdinOnce", "tty")
-NODE_SPEC_FIELDS = ("podCIDR", "podCIDRs", "providerID", "unschedulable", "taints", "configSource", "externalID")
-
 
 @dataclass(slots=True)
 class Document:
@@ -180,69 +144,9 @@ def _walk(folder: str) -> list[str]:
 
 
 def read_source(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
-    """The text of a file ('-' = stdin), gzip-decompressed when it is gzip; at most ``max_bytes``."""
-    name = "<stdin>" if path == "-" else path
-    limit = f"over the limit of {max_bytes} bytes (raise it with --max-file-size)"
-    if path == "-":
-        if _isatty(sys.stdin):
-            raise InputError("reading the snapshot from stdin, but stdin is a terminal: pipe a snapshot in "
-                             "(kubectl get nodes,pods -A -o yaml | pysched simulate -)", file=name)
-        data = _read_bounded(sys.stdin.buffer, max_bytes, name)
-    else:
-        try:
-            size = os.path.getsize(path)
-            if size > max_bytes:
-                raise InputError(f"file is {size} bytes, {limit}", file=path)
-            with open(path, "rb") as f:
-                data = _read_bounded(f, max_bytes, path)
-        except OSError as e:
-            raise InputError(f"cannot read: {e.strerror or e}", file=path) from None
-    if len(data) > max_bytes:
-        raise InputError(f"input is {limit}", file=name)
-    if data[:2] == b"\x1f\x8b":
-        try:
-            with gzip.GzipFile(fileobj=io.BytesIO(data)) as gz:
-                data = gz.read(max_bytes + 1)
-        except (OSError, EOFError, zlib.error) as e:
-            raise InputError(f"not a readable gzip file: {e}", file=name) from None
-        if len(data) > max_bytes:
-            raise InputError(f"decompressed input is {limit}", file=name)
-    return _decode(data, name)
-
-
-def _isatty(stream: object) -> bool:
-    try:
-        return bool(stream.isatty())  # type: ignore[attr-defined]
-    except (AttributeError, ValueError, OSError):
-        return False
-
-
-def _read_bounded(f: io.BufferedIOBase | BinaryIO, max_bytes: int, name: str) -> bytes:
-    """At most ``max_bytes + 1`` bytes; stops early on binary data (``/dev/zero`` must not fill memory)."""
-    head = f.read(min(8192, max_bytes + 1))
-    if b"\x00" in head and not head.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
-        if head[:2] != b"\x1f\x8b":
-            raise InputError("binary data: expected YAML or JSON text", file=name)
-    rest = f.read(max_bytes + 1 - len(head)) if len(head) <= max_bytes else b""
-    return head + rest
-
-
-def _decode(data: bytes, name: str) -> str:
-    for bom, codec in ((b"\x00\x00\xfe\xff", "utf-32-be"), (b"\xff\xfe\x00\x00", "utf-32-le"),
-                       (b"\xfe\xff", "utf-16-be"), (b"\xff\xfe", "utf-16-le")):
-        if data.startswith(bom):  # e.g. PowerShell's `kubectl get ... > file` writes UTF-16
-            try:
-                return data[len(bom):].decode(codec)
-            except UnicodeDecodeError as e:
-                raise InputError(f"not valid {codec.upper()} text (byte {e.start + len(bom)})", file=name) from None
-    if b"\x00" in data[:8192]:
-        raise InputError("binary data: expected YAML or JSON text", file=name)
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        line = data[:e.start].count(b"\n") + 1
-        raise InputError(f"not UTF-8 text (byte {e.start} is {data[e.start:e.start + 1]!r}): expected YAML or "
-                         f"JSON in UTF-8", file=name, line=line) from None
+    """The text of a file ('-' = stdin), gzip-decompressed when it is gzip; bounded (see ``reader``)."""
+    return reader.read_text(path, max_bytes, stdin_hint="pipe a snapshot in "
+                            "(kubectl get nodes,pods -A -o yaml | pysched simulate -)")
 
 
 # ================================================================================================ documents
@@ -297,170 +201,26 @@ def _parse_json_documents_in_yaml(text: str, source: str) -> list[Document] | No
         body = chunk.lstrip()
         if body.startswith("{"):
             try:
-                obj = _json_loads(chunk)
-            except (ValueError, RecursionError):
-                return None
+                obj = reader.strict_json_loads(chunk)
+            except (ValueError, RecursionError, reader.JsonDuplicate):
+                return None  # the YAML path reads the stream again and names the culprit and its lines
             line = first_line + chunk.count("\n", 0, len(chunk) - len(body))
             docs.append(Document(source, len(docs) + 1, obj, line, keep))
             continue
-        for d in _parse_yaml(chunk, source):
-            docs.append(Document(source, len(docs) + 1, d.obj,
-                                 None if d.line is None else d.line + first_line - 1, keep))
+        for d in _parse_yaml(chunk, source, first_line - 1):
+            docs.append(Document(source, len(docs) + 1, d.obj, d.line, keep))
     return docs
-
-
-def _json_loads(text: str) -> object:
-    """One JSON value: orjson when it accepts the text (several times faster, same values), else the
-    standard library, which also reads what orjson refuses (integers beyond 64 bits, NaN)."""
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return json.loads(text)
 
 
 def _parse_json(text: str, source: str) -> list[Document]:
     keep = text if len(text) <= LOCATE_MAX_CHARS else None
-    try:  # the common case, one value (a List): orjson at once
-        whole = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        pass  # a stream of values, or an error the standard decoder reports with its line
-    else:
-        head = len(text) - len(text.lstrip())
-        return [Document(source, 1, whole, text.count("\n", 0, head) + 1, keep)]
-    decoder = json.JSONDecoder()
-    docs: list[Document] = []
-    pos, end = 0, len(text)
-    ws = re.compile(r"\s*")
-    pos = ws.match(text, pos).end()  # type: ignore[union-attr]
-    line, counted = 1, 0
-    while pos < end:
-        line += text.count("\n", counted, pos)
-        counted = pos
-        try:
-            obj, pos = decoder.raw_decode(text, pos)
-        except json.JSONDecodeError as e:
-            raise InputError(f"invalid JSON: {e.msg} (line {e.lineno}, column {e.colno})", file=source,
-                             line=e.lineno) from None
-        except RecursionError:
-            raise InputError("invalid JSON: nested too deeply", file=source, doc=len(docs) + 1, line=line) from None
-        except ValueError as e:  # an integer with more digits than Python converts
-            detail = "an integer with too many digits" if "digits" in str(e) else str(e)
-            raise InputError(f"invalid JSON: {detail}", file=source, doc=len(docs) + 1, line=line) from None
-        docs.append(Document(source, len(docs) + 1, obj, line, keep))
-        pos = ws.match(text, pos).end()  # type: ignore[union-attr]
-    return docs
+    return [Document(source, index, obj, line, keep) for index, obj, line in reader.json_values(text, source)]
 
 
-def _yaml_error(e: yaml.YAMLError, source: str) -> InputError:
-    mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
-    line = mark.line + 1 if mark is not None else None
-    problem = getattr(e, "problem", None) or str(e).splitlines()[0]
-    context = getattr(e, "context", None)
-    column = f" (column {mark.column + 1})" if mark is not None else ""
-    return InputError(f"invalid YAML: {context + ', ' if context else ''}{problem}{column}", file=source, line=line)
-
-
-def _parse_yaml(text: str, source: str) -> Iterator[Document]:
-    try:
-        _check_yaml_size(text, source)
-        keep = text if len(text) <= LOCATE_MAX_CHARS else None
-        loader = _Loader(text)
-        try:
-            index = 0
-            while loader.check_node():
-                node = loader.get_node()
-                index += 1
-                if node is None:
-                    continue
-                line = node.start_mark.line + 1
-                try:
-                    obj = loader.construct_document(node)
-                except (ValueError, TypeError, OverflowError) as e:  # e.g. an integer of 5000 digits
-                    detail = "an integer with too many digits" if "digits" in str(e) else str(e)
-                    raise InputError(f"invalid YAML: cannot read a value: {detail}", file=source, doc=index,
-                                     line=line) from None
-                yield Document(source, index, obj, line, keep)
-        finally:
-            loader.dispose()
-    except yaml.YAMLError as e:
-        raise _yaml_error(e, source) from None
-
-
-_DOC = 2
-_DEPTH_DELTA = {yaml.SequenceStartEvent: 1, yaml.MappingStartEvent: 1, yaml.SequenceEndEvent: -1,
-                yaml.MappingEndEvent: -1, yaml.DocumentStartEvent: _DOC}
-
-
-def _check_yaml_size(text: str, source: str) -> None:
-    """Refuse alias bombs and absurd nesting before anything is composed.
-
-    One pass over the parser's events (libyaml's parser keeps its own stack; only the composer
-    recurses): a document nested deeper than ``MAX_DEPTH``, aliases that would add more than
-    ``MAX_ALIAS_NODES`` nodes when expanded (billion laughs), or an alias to a node that encloses it (a
-    recursive structure) is an ``InputError``. Time and memory are linear in the text."""
-    ev: Any  # the stubs' Event has no anchor, and an optional start_mark
-    if "&" not in text:  # no anchor, hence no alias: only the nesting needs watching (the common case)
-        depth = 0
-        index = 0
-        delta = _DEPTH_DELTA.get
-        for ev in yaml.parse(text, Loader=_Loader):
-            d = delta(type(ev))
-            if d:
-                if d == _DOC:
-                    index += 1
-                    continue
-                depth += d
-                if depth > MAX_DEPTH:
-                    raise InputError(f"nesting deeper than {MAX_DEPTH} levels: not a Kubernetes object",
-                                     file=source, doc=index, line=ev.start_mark.line + 1)
-        return
-    depth = 0
-    index = 0
-    open_anchors: list[str | None] = []  # anchor of each open collection
-    sizes: dict[str, int] = {}  # anchor -> expanded node count (capped)
-    counts: list[int] = []  # expanded node count of each open collection (capped)
-    alias_nodes = 0
-    cap = MAX_ALIAS_NODES + 1
-    scalar, alias = yaml.ScalarEvent, yaml.AliasEvent
-    starts = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
-    ends = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
-    for ev in yaml.parse(text, Loader=_Loader):
-        cls = type(ev)
-        if cls is scalar:
-            if ev.anchor is not None:
-                sizes[ev.anchor] = 1
-            if counts:
-                counts[-1] = min(counts[-1] + 1, cap)
-        elif cls is alias:
-            anchor = ev.anchor
-            if anchor in open_anchors:
-                raise InputError(f"alias *{anchor} refers to a node that contains it: recursive structures are "
-                                 f"not Kubernetes objects", file=source, doc=index, line=ev.start_mark.line + 1)
-            n = sizes.get(anchor, 1)  # an undefined alias: the composer reports it
-            alias_nodes += n
-            if alias_nodes > MAX_ALIAS_NODES:
-                raise InputError(f"aliases expand to more than {MAX_ALIAS_NODES} nodes (a YAML alias bomb?): "
-                                 f"refused", file=source, doc=index, line=ev.start_mark.line + 1)
-            if counts:
-                counts[-1] = min(counts[-1] + n, cap)
-        elif cls in starts:
-            depth += 1
-            if depth > MAX_DEPTH:
-                raise InputError(f"nesting deeper than {MAX_DEPTH} levels: not a Kubernetes object", file=source,
-                                 doc=index, line=ev.start_mark.line + 1)
-            open_anchors.append(ev.anchor)
-            counts.append(1)
-        elif cls in ends:
-            depth -= 1
-            anchor = open_anchors.pop()
-            n = counts.pop()
-            if anchor is not None:
-                sizes[anchor] = n
-            if counts:
-                counts[-1] = min(counts[-1] + n, cap)
-        elif cls is yaml.DocumentStartEvent:
-            index += 1
-            sizes.clear()  # anchors are local to a document
+def _parse_yaml(text: str, source: str, line_offset: int = 0) -> Iterator[Document]:
+    keep = text if len(text) <= LOCATE_MAX_CHARS else None
+    for index, obj, line in reader.yaml_documents(text, source, line_offset=line_offset):
+        yield Document(source, index, obj, line, keep)
 
 
 def iter_objects(docs: Iterable[Document]) -> Iterator[tuple[Document, dict, str]]:
@@ -544,7 +304,7 @@ def _document_node(doc: Document) -> yaml.Node | None:
         _located.clear()
     node = None
     try:
-        loader = _Loader(doc.text)
+        loader = _Loader(doc.text or "")
         try:
             i = 0
             while loader.check_node():
@@ -575,18 +335,20 @@ def _line_of(node: yaml.Node, path: str) -> int:
             node = node.value[int(m.group(1))]
             rest = rest[m.end():]
         elif isinstance(node, yaml.MappingNode):
-            best: tuple[str, yaml.Node] | None = None
+            best: tuple[str, yaml.Node, yaml.Node] | None = None
             for k, v in node.value:
                 key = k.value if isinstance(k, yaml.ScalarNode) else None
                 if isinstance(key, str) and key and (rest == key or rest.startswith((key + ".", key + "["))):
                     if best is None or len(key) > len(best[0]):
-                        best = (key, v)
+                        best = (key, k, v)
             if best is None:
                 break
-            node = best[1]
+            node = best[2]
             rest = rest[len(best[0]):]
             if rest.startswith("."):
                 rest = rest[1:]
+            line = best[1].start_mark.line + 1  # the key's line: a value may start lines below it
+            continue
         else:
             break
         line = node.start_mark.line + 1
@@ -595,18 +357,28 @@ def _line_of(node: yaml.Node, path: str) -> int:
 
 # ================================================================================================ cluster
 
-def load_snapshot(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES, *, strict: bool = False) -> Cluster:
+def validation_mode(strict: bool = False, validate: str | None = None) -> str:
+    """``--validate`` as kubectl spells it; ``--strict`` is ``--validate=strict``; the default is ``warn``."""
+    mode = validate or ("strict" if strict else "warn")
+    if mode not in validation.MODES:
+        raise InputError(f"--validate must be one of {', '.join(validation.MODES)}, not {reader.echo(mode)}")
+    return mode
+
+
+def load_snapshot(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES, *, strict: bool = False,
+                  validate: str | None = None) -> Cluster:
     """Read, parse and admit every object of the given files and folders.
 
-    ``max_bytes`` limits each file (and its decompressed size); ``strict`` refuses unknown fields of Pods
-    and Nodes and label values the API server would reject."""
+    ``max_bytes`` limits each file (and its decompressed size); ``validate`` (``strict``, ``warn`` (the
+    default), ``ignore``; ``strict=True`` means ``strict``) says what unknown or mistyped fields at any
+    depth, invalid names and label values the API server would reject are: errors, warnings, or nothing."""
     try:
-        return _load(paths, max_bytes, strict)
+        return _load(paths, max_bytes, validation_mode(strict, validate))
     finally:
         _located.clear()
 
 
-def _load(paths: Iterable[str], max_bytes: int, strict: bool) -> Cluster:
+def _load(paths: Iterable[str], max_bytes: int, mode: str) -> Cluster:
     files = expand_paths(paths)
     errors: list[InputError] = []
     raw_objects: list[tuple[Document, dict, str]] = []
@@ -635,7 +407,7 @@ def _load(paths: Iterable[str], max_bytes: int, strict: bool) -> Cluster:
         where = files[0] if len(files) == 1 else f"{len(files)} files"
         raise InputError("snapshot holds no objects: expected Kubernetes objects such as Nodes and Pods "
                          "(kubectl get nodes,pods -A -o yaml)", file="<stdin>" if where == "-" else where)
-    cluster = build_cluster(raw_objects, strict=strict, errors=errors)
+    cluster = build_cluster(raw_objects, validate=mode, errors=errors)
     cluster.sources = files
     if embedded:
         source, cluster.embedded_config, cfg_warnings = embedded[0]
@@ -668,7 +440,7 @@ class _Problems:
     def __init__(self, errors: list[InputError]) -> None:
         self.errors = errors
         self.extra = 0
-        self.unknown: dict[tuple[str, str], list] = {}  # (kind, field pattern) -> [count, first where, hint]
+        self.unknown: dict[tuple[str, str, str], list] = {}  # (kind, pattern, unknown?) -> [count, first, path, message]
         self.bad_values: dict[str, list] = {}  # kind -> [count, first message]
 
     def full(self) -> bool:
@@ -698,8 +470,9 @@ def _raise(errors: list[InputError]) -> None:
 
 
 def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = False,
-                  errors: list[InputError] | None = None) -> Cluster:
+                  errors: list[InputError] | None = None, validate: str | None = None) -> Cluster:
     """Parse and admit objects; raises every problem found (with ``errors`` found earlier) together."""
+    mode = validation_mode(strict, validate)
     cluster = Cluster()
     problems = _Problems(list(errors or []))
     seen: dict[tuple, tuple[Document, str]] = {}
@@ -724,7 +497,7 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
                 latest = stamp
         if kind == "Pod" and isinstance(meta, Mapping) and not meta.get("name") \
                 and isinstance(meta.get("generateName"), str) and meta.get("generateName"):
-            if _api_checks(problems, doc, where, obj, kind, strict):
+            if _api_checks(problems, doc, where, obj, kind, mode):
                 pods_raw.append((doc, obj, where))  # named below, once every given name is known
             continue
         if not isinstance(meta, Mapping) or not isinstance(meta.get("name"), str) or not meta.get("name"):
@@ -753,7 +526,7 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
             fail(f"duplicate object: already defined at {at}")
             continue
         seen[ident] = (doc, where)
-        if not _api_checks(problems, doc, where, obj, kind, strict):
+        if not _api_checks(problems, doc, where, obj, kind, mode):
             continue
         try:
             if kind == "Pod":
@@ -861,9 +634,10 @@ def _failer(problems: _Problems, doc: Document, where: str, obj: Mapping):
     return fail
 
 
-def _api_checks(problems: _Problems, doc: Document, where: str, obj: Mapping, kind: str, strict: bool) -> bool:
-    """What the API server checks and the parser does not: label syntax, unknown fields (Pod, Node).
-    False when an error was recorded."""
+def _api_checks(problems: _Problems, doc: Document, where: str, obj: Mapping, kind: str, mode: str) -> bool:
+    """What the API server checks and the parser does not: label syntax, then (unless ``mode`` is
+    ``ignore``) every field against the v1.34 schema and the object's name. False when an error was
+    recorded."""
     ok = True
     meta = obj["metadata"]
     labels = meta.get("labels")
@@ -874,53 +648,38 @@ def _api_checks(problems: _Problems, doc: Document, where: str, obj: Mapping, ki
                 problems.add(doc, where, obj, kerr, f"metadata.labels.{k}")
                 ok = False
                 continue
-            verr = label_value_error(v) if isinstance(v, str) else None
+            verr = label_value_error(v) if isinstance(v, str) and mode != "ignore" else None
             if verr:
-                if strict:
+                if mode == "strict":
                     problems.add(doc, where, obj, verr, f"metadata.labels.{k}")
                     ok = False
                 else:
                     entry = problems.bad_values.setdefault(kind, [0, f"{_describe(obj)}: metadata.labels.{k}: {verr}"])
                     entry[0] += 1
-    if kind not in ("Pod", "Node"):
+    if mode == "ignore":
         return ok
-    checks: list[tuple[object, str, str, tuple[str, ...]]] = [(obj, "", "", OBJECT_FIELDS),
-                                                               (meta, "metadata", "metadata", METADATA_FIELDS)]
-    spec = obj.get("spec")
-    if isinstance(spec, Mapping):
-        checks.append((spec, "spec", "spec", POD_SPEC_FIELDS if kind == "Pod" else NODE_SPEC_FIELDS))
-        if kind == "Pod":
-            for part in ("initContainers", "containers"):
-                items = spec.get(part)
-                for i, c in enumerate(items if isinstance(items, list) else []):
-                    checks.append((c, f"spec.{part}[{i}]", f"spec.{part}[]", CONTAINER_FIELDS))
-    for body, path, pattern, known in checks:
-        if not isinstance(body, Mapping):
-            continue
-        for key in body:
-            if key in known:
-                continue
-            near = difflib.get_close_matches(str(key), known, n=1)
-            hint = f" (did you mean {near[0]!r}?)" if near else ""
-            fieldpath = _join(path, str(key))
-            if strict:
-                problems.add(doc, where, obj, f"unknown field {str(key)!r}{hint} (strict mode)", fieldpath)
-                ok = False
-            else:
-                entry = problems.unknown.setdefault((kind, _join(pattern, str(key))), [0, _describe(obj), hint])
-                entry[0] += 1
+    for issue in validation.validate_object(obj, obj["apiVersion"], kind):  # type: ignore[arg-type]
+        if mode == "strict":
+            problems.add(doc, where, obj, f"{issue.message} (--validate=strict)", issue.path)
+            ok = False
+        else:
+            entry = problems.unknown.setdefault((kind, issue.pattern, str(issue.unknown)),
+                                                [0, _describe(obj), issue.path, issue.message])
+            entry[0] += 1
     return ok
 
 
 def _warn_aggregated(cluster: Cluster, problems: _Problems) -> None:
-    for (kind, field), (count, first, hint) in problems.unknown.items():
+    for (kind, _pattern, _unknown), (count, first, path, message) in problems.unknown.items():
         more = f" and {count - 1} more {kind}(s)" if count > 1 else ""
-        cluster.warnings.append(f"{first}{more}: unknown field {field}{hint} ignored, as the API server ignores "
-                                f"unknown fields (--strict makes it an error)")
+        what = "ignored, as the API server ignores unknown fields" if message.startswith("unknown field") \
+            else "the API server would reject it"
+        cluster.warnings.append(f"{escape(first)}{more}: {escape(path)}: {message}: {what} "
+                                f"(--validate=strict makes it an error)")
     for kind, (count, first) in problems.bad_values.items():
         more = f" ({count - 1} more such label(s) in {kind}s)" if count > 1 else ""
         cluster.warnings.append(f"{first}{more}: the API server would reject it; used as given "
-                                f"(--strict makes it an error)")
+                                f"(--validate=strict makes it an error)")
 
 
 def _warn_nothing_to_do(cluster: Cluster) -> None:
