@@ -111,7 +111,7 @@ spec:
     ("expect:\n- pods: web\n  landOn: {}\n", "expected NAMESPACE/NAME or {namespace, selector}"),
     ("expect:\n- pods: shop/web-1\n", "pods needs landOn: a node label selector"),
     ("expect:\n- allScheduled: true\n  colour: red\n", "unknown field 'colour'"),
-    ("expect: [\n", "not valid YAML"),
+    ("expect: [\n", "invalid YAML"),
 ], ids=["empty", "negative", "two-clauses", "bad-pod", "no-landOn", "unknown-field", "yaml"])
 def test_bad_expectations_are_input_errors(tmp_path: Path, text: str, said: str) -> None:
     result = run("simulate", DEMO, "--expect", _write(tmp_path, text))
@@ -121,4 +121,28 @@ def test_bad_expectations_are_input_errors(tmp_path: Path, text: str, said: str)
 
 def test_junit_needs_expect(tmp_path: Path) -> None:
     result = run("simulate", DEMO, "--junit", str(tmp_path / "j.xml"))
-    assert result.exit_code == 2 and "--junit writes the verdicts of --expect FILE" in result.stderr
+    assert result.exit_code == 2 and "--junit writes the verdicts of expect: clauses" in result.stderr
+
+
+def test_scenario_files_carry_expect_steps(tmp_path: Path) -> None:
+    """A --scenario file's `expect:` step is checked like --expect FILE's clauses, after them."""
+    scenario = tmp_path / "scenario.yaml"
+    scenario.write_text("- expect:\n  - maxPending: 3\n  - noPreemption: true\n")
+    junit = tmp_path / "junit.xml"
+    result = run("simulate", DEMO, "-q", "--expect", _write(tmp_path, "expect:\n- maxPending: 2\n"),
+                 "--scenario", str(scenario), "--junit", str(junit))
+    assert result.exit_code == 4
+    said = [line for line in result.stderr.splitlines() if line.startswith("expect:")]
+    assert said[:2] == ["expect: FAIL at most 2 pending: 3 pods pending, at most 2 expected",
+                        "expect: PASS at most 3 pending: 3 pods pending, at most 3 expected"]
+    assert said[2].startswith("expect: FAIL no preemption: 1 pod preempted")
+    assert [c.get("name") for c in _junit(junit).findall("testcase")] == [
+        "at most 2 pending", "at most 3 pending", "no preemption"]
+
+
+def test_bad_expect_step_names_the_scenario_step(tmp_path: Path) -> None:
+    scenario = tmp_path / "scenario.yaml"
+    scenario.write_text("- expect:\n  - maxPending: many\n")
+    result = run("simulate", DEMO, "--scenario", str(scenario))
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "step 1" in result.stderr and "maxPending" in result.stderr

@@ -1,4 +1,5 @@
-"""JSON output: orjson writes it, byte for byte as the standard library's indenting encoder did."""
+"""JSON output: orjson writes it, byte for byte as the standard library's indenting encoder does (both then
+escape the invisible and bidi characters a terminal would act on)."""
 
 from __future__ import annotations
 
@@ -6,14 +7,14 @@ import json
 
 from hypothesis import given, settings, strategies as st
 
-from pysched.report.serialize import to_json
+from pysched.report.serialize import _escape_invisible, to_json
 
 LEAF = (st.none() | st.booleans() | st.integers(min_value=-(1 << 70), max_value=1 << 70) | st.floats()
         | st.text())
 
 
 def stdlib(data: object) -> str:
-    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return _escape_invisible(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
 
 
 @settings(max_examples=300, deadline=None)
@@ -30,3 +31,7 @@ def test_strings_escaped_alike() -> None:
 
 def test_floats_and_non_string_keys_keep_the_standard_notation() -> None:
     assert to_json({10: "a", 9: [1e-05, float("nan")]}) == '{\n  "9": [\n    1e-05,\n    NaN\n  ],\n  "10": "a"\n}\n'
+
+
+def test_invisible_characters_escaped() -> None:
+    assert to_json({"name": "a\x7fb\u202ec"}) == '{\n  "name": "a\\u007fb\\u202ec"\n}\n'

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from typing import Annotated
+from typing import Annotated, cast
 
 import typer
 
@@ -32,6 +32,7 @@ from pysched.cli.common import (
     WhatIfCommand,
     build_registry,
     check_fail_on,
+    edit_order,
     effective_config,
     guarded,
     load_inputs,
@@ -58,6 +59,7 @@ from pysched.cli.options import (
 )
 from pysched.cli.output import progress_bar, table_style
 from pysched.errors import InputError
+from pysched.report import expect as _expect  # noqa: F401 - registers the scenario files' expect: step
 from pysched.report.serialize import to_json, to_yaml
 from pysched.report.summary import ReportData
 from pysched.scheduler.simulation import Simulation, SimulationOptions, SimulationResult
@@ -149,9 +151,13 @@ def simulate(
     """
 
     def run() -> int:
-        if junit and not expect:
-            raise InputError("--junit writes the verdicts of --expect FILE: give both")
         expectations = read_expectations(expect) if expect else None
+        from_scenarios = scenario_expectations(edit_order())
+        if from_scenarios:
+            expectations = [*(expectations or []), *from_scenarios]
+        if junit and not expectations:
+            raise InputError("--junit writes the verdicts of expect: clauses (--expect FILE or a --scenario "
+                             "file's expect: step): give one")
         registry = build_registry(plugin_dir)
         if config:
             load_scheduler_config(config, registry)  # a bad --config is reported before any input is read
@@ -212,18 +218,27 @@ REPORT_TRACE_LIMIT = 200_000  # pending pods x nodes up to which --report traces
 
 def read_expectations(path: str) -> list:
     """The expect: clauses of a YAML file, read as bounded as a snapshot."""
-    import yaml
-
     from pysched.report.expect import parse_expectations
     from pysched.snapshot.loader import read_source
+    from pysched.snapshot.reader import load_yaml_one
 
-    try:
-        raw = yaml.safe_load(read_source(path))
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        raise InputError(f"not valid YAML: {getattr(e, 'problem', None) or e}", file=path,
-                         line=mark.line + 1 if mark else None) from None
-    return parse_expectations(raw, path)
+    docs = load_yaml_one(read_source(path), path)
+    if len(docs) != 1:
+        raise InputError(f"expected one YAML document with an expect: list, found {len(docs)}", file=path)
+    return parse_expectations(docs[0], path)
+
+
+def scenario_expectations(edits: list[tuple[str, str]]) -> list:
+    """The expect: steps of the --scenario files, in command-line order (their edits are applied
+    separately, by the controllers layer)."""
+    from pysched.controllers.edits import parse_scenario
+
+    found: list = []
+    for kind, path in edits:
+        if kind == "scenario":
+            found.extend(e for _, key, parsed in parse_scenario(path).extras if key == "expect"
+                         for e in cast(list, parsed))
+    return found
 
 
 def check_expectations(expectations: list, result: SimulationResult, data: ReportData, junit: str | None) -> int:

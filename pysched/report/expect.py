@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pysched.controllers.edits import register_step
 from pysched.errors import InputError, SelectorError
 from pysched.model.labels import LabelSelector
 from pysched.report import summary as sm
@@ -226,3 +227,11 @@ def junit_xml(verdicts: list[Verdict], suite: str = "pysched expectations") -> s
             ET.SubElement(case, "system-out").text = v.message
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _scenario_step(value: object, where: str, base: str) -> list[Expectation]:
+    """A scenario file's ``- expect: [...]`` step: the same clauses as ``--expect FILE``."""
+    return parse_expectations(value, where)
+
+
+register_step("expect", _scenario_step)
