@@ -71,9 +71,10 @@ from pysched.errors import InputError
 from pysched.model.objects import Pod
 from pysched.scheduler.trace import Outcome
 from pysched.snapshot.cluster import Cluster
+from pysched.snapshot.kinds import POD_CREATING
 
 # ---------------------------------------------------------------------------------------------- the pod
-WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "ReplicationController", "StatefulSet", "DaemonSet", "Job", "CronJob")
+WORKLOAD_KINDS = POD_CREATING
 
 
 def resolve_created(cluster: Cluster, ref: str) -> tuple[str, str]:

@@ -34,10 +34,10 @@ from pysched.model.storage import PersistentVolumeClaim, parse_pvc
 from pysched.model.timeutil import parse_time
 from pysched.snapshot.admission import Admission
 from pysched.snapshot.cluster import Cluster
+from pysched.snapshot.kinds import BY_KIND, POD_CREATING
 from pysched.snapshot.names import NameGenerator, make_uid, template_hash
 
-GROUP = {"Deployment": "apps", "ReplicaSet": "apps", "StatefulSet": "apps", "DaemonSet": "apps",
-         "ReplicationController": "", "Job": "batch", "CronJob": "batch"}
+GROUP = {kind: BY_KIND[kind].api_version.rpartition("/")[0] for kind in POD_CREATING}  # kind -> API group
 API_VERSION = {"apps": "apps/v1", "": "v1", "batch": "batch/v1"}
 CONTROLLERS = tuple(GROUP)
 HASH_LABEL = "pod-template-hash"

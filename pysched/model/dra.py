@@ -22,8 +22,6 @@ from pysched.model.objects import FieldError, ObjectMeta, _bool, _int, _list, _m
 from pysched.model.quantity import parse_quantity
 
 API_VERSION = "resource.k8s.io/v1"
-DRA_KINDS = ("DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate")
-CLUSTER_SCOPED_DRA = ("DeviceClass", "ResourceSlice")
 ANN_POD_CLAIM_NAME = "resource.kubernetes.io/pod-claim-name"
 FINALIZER = "resource.kubernetes.io/delete-protection"
 EXACT_COUNT = "ExactCount"
@@ -361,19 +359,6 @@ class DRAObjects:
     slices: list[ResourceSlice] = field(default_factory=list)
     claims: list[ResourceClaim] = field(default_factory=list)
     templates: dict[str, ResourceClaimTemplate] = field(default_factory=dict)  # ns/name
-
-    def add(self, kind: str, raw: Mapping) -> None:
-        """Parse one object of a DRA kind (FieldError on bad input) and keep it."""
-        if kind == "DeviceClass":
-            c = parse_device_class(raw)
-            self.classes[c.name] = c
-        elif kind == "ResourceSlice":
-            self.slices.append(parse_resource_slice(raw, len(self.slices)))
-        elif kind == "ResourceClaim":
-            self.claims.append(parse_resource_claim(raw))
-        else:
-            t = parse_claim_template(raw)
-            self.templates[f"{t.meta.namespace}/{t.meta.name}"] = t
 
     def __bool__(self) -> bool:
         return bool(self.classes or self.slices or self.claims or self.templates)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pysched.controllers.engine import Expansion
 from pysched.report.document import Block, Cell, Column, Table, _limit, _more
 from pysched.scheduler.simulation import SimulationResult, workload_sections
+from pysched.snapshot.kinds import POD_CREATING
 
 BAD, OK, WARN = "red", "green", "yellow"
 
@@ -17,8 +18,7 @@ def workload_blocks(result: SimulationResult, max_rows: int) -> list[Block]:
     out: list[Block] = []
     rows = []
     for key, w in data["workloads"].items():
-        if key.split("/", 1)[0] not in ("Deployment", "ReplicaSet", "ReplicationController", "StatefulSet",
-                                         "DaemonSet", "Job", "CronJob"):
+        if key.split("/", 1)[0] not in POD_CREATING:
             continue
         why = w.get("reason") or w.get("note") or ""
         if w.get("not_created"):

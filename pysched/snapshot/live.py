@@ -44,6 +44,7 @@ from pysched import __version__
 from pysched.errors import SourceError
 from pysched.snapshot import reader
 from pysched.snapshot.cluster import Cluster
+from pysched.snapshot.kinds import LISTED_LIVE, POD_FIELD_SELECTOR as POD_FIELD_SELECTOR
 from pysched.snapshot.loader import Document, build_cluster
 
 DEFAULT_KUBECONFIG = "~/.kube/config"
@@ -56,7 +57,6 @@ REQUEST_DEADLINE = 60  # one request, first byte sent to last byte read (checked
 REQUEST_TIMEOUT = (CONNECT_TIMEOUT, READ_TIMEOUT)
 EXEC_TIMEOUT = 60  # an exec credential plugin's whole run (kubectl waits forever; a pipeline must not)
 MAX_RESPONSE_BYTES = 1 << 30  # one answer; a 5,000-node page of 500 pods is a few MiB
-POD_FIELD_SELECTOR = "status.phase!=Succeeded,status.phase!=Failed"
 THROTTLE_RETRIES = 3  # 429 Too Many Requests: retried this often, waiting as asked (at most MAX_RETRY_AFTER s)
 MAX_RETRY_AFTER = 10
 #: the longest one GET may take, retries included: what the documentation and messages promise
@@ -87,28 +87,10 @@ class Resource:
         return self.api_version.rpartition("/")[0]
 
 
-RESOURCES: tuple[Resource, ...] = (
-    Resource("Node", "v1", "nodes"),
-    Resource("Namespace", "v1", "namespaces"),
-    Resource("PriorityClass", "scheduling.k8s.io/v1", "priorityclasses"),
-    Resource("Pod", "v1", "pods", field_selector=POD_FIELD_SELECTOR),
-    Resource("PodDisruptionBudget", "policy/v1", "poddisruptionbudgets"),
-    Resource("Service", "v1", "services"),
-    Resource("ReplicationController", "v1", "replicationcontrollers"),
-    Resource("ReplicaSet", "apps/v1", "replicasets"),
-    Resource("StatefulSet", "apps/v1", "statefulsets"),
-    Resource("PersistentVolume", "v1", "persistentvolumes", optional=True),
-    Resource("PersistentVolumeClaim", "v1", "persistentvolumeclaims", optional=True),
-    Resource("StorageClass", "storage.k8s.io/v1", "storageclasses", optional=True),
-    Resource("CSINode", "storage.k8s.io/v1", "csinodes", optional=True),
-    Resource("CSIDriver", "storage.k8s.io/v1", "csidrivers", optional=True),
-    Resource("VolumeAttachment", "storage.k8s.io/v1", "volumeattachments", optional=True),
-    Resource("CSIStorageCapacity", "storage.k8s.io/v1", "csistoragecapacities", optional=True),
-    Resource("DeviceClass", "resource.k8s.io/v1", "deviceclasses", optional=True),
-    Resource("ResourceSlice", "resource.k8s.io/v1", "resourceslices", optional=True),
-    Resource("ResourceClaim", "resource.k8s.io/v1", "resourceclaims", optional=True),
-    Resource("ResourceClaimTemplate", "resource.k8s.io/v1", "resourceclaimtemplates", optional=True),
-)
+#: what a live read lists, in order: the kinds table's entries marked ``live``
+RESOURCES: tuple[Resource, ...] = tuple(
+    Resource(k.kind, k.api_version, k.plural, optional=k.live.optional, field_selector=k.live.field_selector)
+    for k in LISTED_LIVE if k.live is not None)
 
 
 # --------------------------------------------------------------------------------------------- sources

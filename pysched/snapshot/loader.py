@@ -26,31 +26,13 @@ from pathlib import Path
 import yaml
 
 from pysched.errors import InputError, InputErrors
-from pysched.model.dra import API_VERSION as DRA_API_VERSION, CLUSTER_SCOPED_DRA, DRA_KINDS
 from pysched.model.labels import label_key_error, label_value_error
-from pysched.model.objects import (
-    FieldError,
-    parse_namespace,
-    parse_node,
-    parse_pdb,
-    parse_pod,
-    parse_priority_class,
-    parse_workload,
-    validate_pod,
-)
-from pysched.model.storage import (
-    parse_csi_driver,
-    parse_csi_node,
-    parse_csi_storage_capacity,
-    parse_pv,
-    parse_pvc,
-    parse_storage_class,
-    parse_volume_attachment,
-)
+from pysched.model.objects import FieldError, parse_pod, validate_pod
 from pysched.snapshot import reader, validation
-from pysched.snapshot.admission import admit_loaded_pods, parse_limit_range
+from pysched.snapshot.admission import admit_loaded_pods
 from pysched.snapshot.cluster import Cluster
 from pysched.snapshot.fastyaml import read_block_yaml
+from pysched.snapshot.kinds import BY_KIND, CLUSTER_SCOPED, KINDS, POD_CREATING
 from pysched.snapshot.names import NameGenerator
 from pysched.snapshot.reader import (  # noqa: F401 - re-exported: the limits are part of this module's API
     DEFAULT_MAX_BYTES,
@@ -67,24 +49,11 @@ SNAPSHOT_SUFFIXES = (".yaml", ".yml", ".json", ".yaml.gz", ".yml.gz", ".json.gz"
 MAX_ERRORS = 20
 LOCATE_MAX_CHARS = 128 << 20  # error messages name the line of the field in files up to this size
 
-WORKLOAD_KINDS = ("Service", "ReplicationController", "ReplicaSet", "StatefulSet")
-# expanded into pods by the controllers layer (pysched.controllers); LimitRange feeds admission of created pods
-CONTROLLER_KINDS = ("Deployment", "DaemonSet", "Job", "CronJob", "LimitRange")
-STORAGE_KINDS = ("PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode", "CSIDriver",
-                 "VolumeAttachment", "CSIStorageCapacity")
-USED_KINDS = {"Node", "Pod", "Namespace", "PriorityClass", "PodDisruptionBudget", *WORKLOAD_KINDS, *STORAGE_KINDS,
-              *DRA_KINDS, *CONTROLLER_KINDS}
-API_VERSIONS = {"Node": ("v1",), "Pod": ("v1",), "Namespace": ("v1",), "Service": ("v1",),
-                "ReplicationController": ("v1",), "PriorityClass": ("scheduling.k8s.io/v1",),
-                "PodDisruptionBudget": ("policy/v1",), "ReplicaSet": ("apps/v1",), "StatefulSet": ("apps/v1",),
-                "PersistentVolume": ("v1",), "PersistentVolumeClaim": ("v1",),
-                "StorageClass": ("storage.k8s.io/v1",), "CSINode": ("storage.k8s.io/v1",),
-                "CSIDriver": ("storage.k8s.io/v1",), "VolumeAttachment": ("storage.k8s.io/v1",),
-                "CSIStorageCapacity": ("storage.k8s.io/v1",), **{k: (DRA_API_VERSION,) for k in DRA_KINDS},
-                "Deployment": ("apps/v1",), "DaemonSet": ("apps/v1",), "Job": ("batch/v1",), "CronJob": ("batch/v1",),
-                "LimitRange": ("v1",)}
-CLUSTER_SCOPED = ("Node", "Namespace", "PriorityClass", "PersistentVolume", "StorageClass", "CSINode", "CSIDriver",
-                  "VolumeAttachment", *CLUSTER_SCOPED_DRA)
+# the kinds read (one table: pysched.snapshot.kinds); kept under their old names for callers
+USED_KINDS = frozenset(BY_KIND)
+API_VERSIONS = {k.kind: k.api_versions for k in KINDS}
+EXPANDED_KINDS = POD_CREATING
+
 
 @dataclass(slots=True)
 class Document:
@@ -516,7 +485,7 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
             fail(f"{kind} is not served as {api!r} by Kubernetes v1.34: expected apiVersion {served[0]!r}",
                  "apiVersion")
             continue
-        namespaced = kind not in CLUSTER_SCOPED
+        namespaced = BY_KIND[kind].namespaced
         ns = meta.get("namespace")
         ident = (kind, (ns if isinstance(ns, str) and ns else "default") if namespaced else "", meta["name"])
         if ident in seen:
@@ -528,30 +497,11 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
         seen[ident] = (doc, where)
         if not _api_checks(problems, doc, where, obj, kind, mode):
             continue
+        if kind == "Pod":
+            pods_raw.append((doc, obj, where))  # parsed below, after generated names
+            continue
         try:
-            if kind == "Pod":
-                pods_raw.append((doc, obj, where))
-            elif kind == "Node":
-                cluster.nodes.append(parse_node(obj))
-            elif kind == "Namespace":
-                ns_obj = parse_namespace(obj)
-                cluster.namespaces[ns_obj.name] = ns_obj
-            elif kind == "PriorityClass":
-                pc = parse_priority_class(obj)
-                cluster.priority_classes[pc.name] = pc
-            elif kind == "PodDisruptionBudget":
-                cluster.pdbs.append(parse_pdb(obj))
-            elif kind in STORAGE_KINDS:
-                _add_storage(cluster, kind, obj)
-            elif kind in DRA_KINDS:
-                cluster.dra.add(kind, obj)
-            elif kind == "LimitRange":
-                cluster.limit_ranges.append(parse_limit_range(obj))
-            else:
-                w = parse_workload(obj, kind)
-                w.index = len(cluster.workload_order)
-                cluster.workloads.setdefault(kind, []).append(w)
-                cluster.workload_order.append(w)
+            BY_KIND[kind].add(cluster, obj)
         except FieldError as e:
             fail(e.message, e.path)
 
@@ -577,9 +527,6 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
     return cluster
 
 
-EXPANDED_KINDS = ("Deployment", "ReplicaSet", "ReplicationController", "StatefulSet", "DaemonSet", "Job", "CronJob")
-
-
 def _name_generated_pods(cluster: Cluster, pods_raw: list[tuple[Document, dict, str]]
                          ) -> list[tuple[Document, dict, str]]:
     """Pods with only ``generateName`` get their name as the API server would give it (deterministic, in
@@ -602,30 +549,6 @@ def _name_generated_pods(cluster: Cluster, pods_raw: list[tuple[Document, dict, 
 def _ns_of(obj: Mapping) -> str:
     ns = obj["metadata"].get("namespace")
     return ns if isinstance(ns, str) and ns else "default"
-
-
-def _add_storage(cluster: Cluster, kind: str, obj: Mapping) -> None:
-    if kind == "PersistentVolume":
-        cluster.pvs.append(parse_pv(obj))
-    elif kind == "PersistentVolumeClaim":
-        cluster.pvcs.append(parse_pvc(obj))
-    elif kind == "StorageClass":
-        sc = parse_storage_class(obj)
-        cluster.storage_classes[sc.name] = sc
-        ann = obj["metadata"].get("annotations") or {}
-        if isinstance(ann, Mapping) and "true" in (ann.get("storageclass.kubernetes.io/is-default-class"),
-                                                   ann.get("storageclass.beta.kubernetes.io/is-default-class")):
-            cluster.default_class_candidates.append((str(obj["metadata"].get("creationTimestamp") or ""), sc.name))
-    elif kind == "CSINode":
-        cn = parse_csi_node(obj)
-        cluster.csi_nodes[cn.name] = cn
-    elif kind == "CSIDriver":
-        cd = parse_csi_driver(obj)
-        cluster.csi_drivers[cd.name] = cd
-    elif kind == "VolumeAttachment":
-        cluster.volume_attachments.append(parse_volume_attachment(obj))
-    else:
-        cluster.csi_storage_capacities.append(parse_csi_storage_capacity(obj))
 
 
 def _failer(problems: _Problems, doc: Document, where: str, obj: Mapping):

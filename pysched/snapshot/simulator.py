@@ -15,16 +15,13 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
+from pysched.snapshot.kinds import BY_KIND
+
+_EXPORT_KINDS = {"pods": "Pod", "nodes": "Node", "pvs": "PersistentVolume", "pvcs": "PersistentVolumeClaim",
+                 "storageClasses": "StorageClass", "priorityClasses": "PriorityClass", "namespaces": "Namespace"}
 #: export key -> (kind, apiVersion) of its objects
-EXPORT_LISTS: dict[str, tuple[str, str]] = {
-    "pods": ("Pod", "v1"),
-    "nodes": ("Node", "v1"),
-    "pvs": ("PersistentVolume", "v1"),
-    "pvcs": ("PersistentVolumeClaim", "v1"),
-    "storageClasses": ("StorageClass", "storage.k8s.io/v1"),
-    "priorityClasses": ("PriorityClass", "scheduling.k8s.io/v1"),
-    "namespaces": ("Namespace", "v1"),
-}
+EXPORT_LISTS: dict[str, tuple[str, str]] = {key: (kind, BY_KIND[kind].api_version)
+                                            for key, kind in _EXPORT_KINDS.items()}
 CONFIG_KEY = "schedulerConfig"
 CONFIG_API_VERSION, CONFIG_KIND = "kubescheduler.config.k8s.io/v1", "KubeSchedulerConfiguration"
 

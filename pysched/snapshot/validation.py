@@ -21,6 +21,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from pysched.snapshot.kinds import CLUSTER_SCOPED
 from pysched.snapshot.reader import echo
 
 SCHEMA_FILE = Path(__file__).resolve().parent / "data" / "k8s-schema.json"
@@ -217,8 +218,6 @@ _DNS1035_LABEL = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?\Z")
 #: kinds whose names are DNS-1123 labels / DNS-1035 labels; all others are DNS-1123 subdomains
 LABEL_NAMED = {"Namespace"}
 DNS1035_NAMED = {"Service"}
-CLUSTER_SCOPED = {"Node", "Namespace", "PriorityClass", "PersistentVolume", "StorageClass", "CSINode", "CSIDriver",
-                  "VolumeAttachment", "ResourceSlice", "DeviceClass"}
 
 
 def dns1123_label_error(value: str) -> str | None:
