@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pysched.errors import ConfigError
+from pysched.framework.batch import BatchVerdict, selector_sig, shape_verdict
 from pysched.framework.cycle_state import CycleState
 from pysched.framework.interface import (
     MAX_NODE_SCORE,
@@ -30,6 +31,7 @@ from pysched.plugins.helper import (
     default_normalize_values,
     pod_matches_node_selector_and_affinity,
 )
+from pysched.snapshot.columns import NodeColumns
 from pysched.snapshot.nodeinfo import NodeInfo
 
 NAME = "NodeAffinity"
@@ -168,6 +170,12 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin):
         if not pod_matches_node_selector_and_affinity(pod, labels, node.name):
             return Status.unresolvable(ERR_REASON_POD)
         return None
+
+    def batch_filter(self, state: CycleState, pod: Pod, cols: NodeColumns) -> BatchVerdict | None:
+        # the verdict reads the node's labels and name, the pod's selector and required affinity
+        sig = repr((sorted((pod.node_selector or {}).items()), pod.node_selector is None,
+                    selector_sig(pod.node_affinity_required)))
+        return shape_verdict(self, state, pod, cols, sig)
 
     # ------------------------------------------------------------------ score
     def _pod_preferred(self, pod: Pod) -> tuple[PreferredTerms | None, str | None]:

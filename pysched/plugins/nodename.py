@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from pysched.framework.batch import BatchVerdict
 from pysched.framework.cycle_state import CycleState
 from pysched.framework.interface import FilterPlugin, Handle
 from pysched.framework.status import Status
 from pysched.model.objects import Pod
 from pysched.snapshot.nodeinfo import NodeInfo
+
+if TYPE_CHECKING:
+    from pysched.snapshot.columns import NodeColumns
 
 NAME = "NodeName"
 ERR_REASON = "node(s) didn't match the requested node name"
@@ -19,6 +27,13 @@ class NodeName(FilterPlugin):
         if pod.node_name and pod.node_name != node.name:
             return Status.unresolvable(ERR_REASON)
         return None
+
+    def batch_filter(self, state: CycleState, pod: Pod, cols: NodeColumns) -> BatchVerdict:
+        if not pod.node_name:
+            return BatchVerdict(np.ones(cols.n, dtype=bool), lambda rows: [])
+        ok = cols.names_arr == pod.node_name
+        st = Status.unresolvable(ERR_REASON)  # one shared Status for every other node
+        return BatchVerdict(ok, lambda rows: [st] * len(rows))
 
 
 PLUGIN = NodeName

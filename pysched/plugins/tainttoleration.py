@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from pysched.framework.batch import BatchVerdict, shape_verdict
 from pysched.framework.cycle_state import CycleState
 from pysched.framework.interface import (
     MAX_NODE_SCORE,
@@ -16,7 +17,7 @@ from pysched.framework.interface import (
 from pysched.framework.status import Status
 from pysched.model.objects import Pod
 from pysched.plugins.helper import default_normalize_score, default_normalize_values, find_untolerated_taint
-from pysched.snapshot.columns import feasible_rows
+from pysched.snapshot.columns import NodeColumns, feasible_rows
 from pysched.snapshot.nodeinfo import NodeInfo
 
 NAME = "TaintToleration"
@@ -36,6 +37,9 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin):
         if taint is None:
             return None
         return Status.unresolvable(untolerated_reason(taint.key, taint.value))
+
+    def batch_filter(self, state: CycleState, pod: Pod, cols: NodeColumns) -> BatchVerdict | None:
+        return shape_verdict(self, state, pod, cols, repr(pod.tolerations))
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         prefer = tuple(t for t in pod.tolerations if t.effect in ("", "PreferNoSchedule"))

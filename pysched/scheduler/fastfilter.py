@@ -1,33 +1,26 @@
-"""The batched Filter: the common plugins' verdicts as boolean arrays over every node at once, then the
-same examined window as the sequential loop (upstream ``findNodesThatPassFilters``: from the rotating
-start index, until ``numFeasibleNodesToFind`` nodes passed).
+"""The batched Filter: every Filter plugin's verdict as a boolean array over all node rows at once
+(``batch_filter``, see ``framework/batch.py``), then the same examined window as the sequential loop
+(upstream ``findNodesThatPassFilters``: from the rotating start index, until ``numFeasibleNodesToFind``
+nodes passed).
 
-Vectorised forms of the same rules, never second semantics:
-
-- NodeResourcesFit: ``fitsRequest`` over the node columns (pod count, cpu, memory, ephemeral storage);
-  a pod with extended or hugepage requests goes the per-node way.
-- NodeUnschedulable, NodeName, TaintToleration, NodeAffinity: their verdict depends only on the node
-  object and what the plugin reads from the pod, so the mask is computed once per pod shape by the
-  plugin's own ``filter`` on every node and cached (``NodeColumns.masks``).
-
-A node a mask rejects gets its status from the full per-node Filter run (the message users see is the
-reference's); should that run pass, or fail with an error, the whole cycle falls back to the per-node
-loop, so a wrong mask can cost time, never a decision. Plugins without a vectorised form run per node
-on the nodes the masks let through, in the window's order.
+Vectorised forms of the same rules, never second semantics: a rejected node's status is the one the
+per-node loop would record, i.e. the first plugin in Filter order that rejects it. When every plugin
+has a verdict that is the first verdict that says no, its Status taken from the verdict (shared Status
+objects per reason set, so no per-node Filter call); plugins without a verdict for this pod run per
+node, in the window's order, on the rows the verdicts let through and, for rejected rows, only when
+they come before the first rejecting verdict.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
+from pysched.framework.batch import BatchVerdict
 from pysched.framework.cycle_state import CycleState
 from pysched.framework.interface import NodeToStatus
 from pysched.framework.runtime import Framework, plugin_fault
 from pysched.framework.status import Code, Status
 from pysched.model.objects import Pod
-from pysched.plugins.noderesources.fit import PRE_FILTER_STATE_KEY as FIT_STATE_KEY
 from pysched.snapshot.cluster import ClusterState
 from pysched.snapshot.columns import ROWS_KEY, NodeColumns, columns_for
 from pysched.snapshot.nodeinfo import NodeInfo
@@ -36,65 +29,14 @@ MIN_NODES = 64  # below this the per-node loop is as fast
 _REJECTED = (Code.Unschedulable, Code.UnschedulableAndUnresolvable)
 
 
-def _selector_sig(sel: object) -> object:
-    if sel is None:
+def _verdict(p: object, state: CycleState, pod: Pod, cols: NodeColumns) -> BatchVerdict | None:
+    fn = getattr(p, "batch_filter", None)
+    if fn is None:
         return None
-    return tuple((t.expressions, t.fields, t.valid) for t in sel.terms)  # type: ignore[attr-defined]
-
-
-# What each shape-only plugin reads from the pod (a cache key: a miss costs time, a false hit would be a
-# bug, so every field the plugin reads is in it).
-_SHAPE: dict[str, Callable[[Pod], object]] = {
-    "NodeUnschedulable": lambda pod: repr(pod.tolerations),
-    "TaintToleration": lambda pod: repr(pod.tolerations),
-    "NodeName": lambda pod: pod.node_name or "",
-    "NodeAffinity": lambda pod: repr((sorted((pod.node_selector or {}).items()), pod.node_selector is None,
-                                      _selector_sig(pod.node_affinity_required))),
-}
-
-
-def _shape_mask(p: object, state: CycleState, pod: Pod, cols: NodeColumns, sig: object) -> np.ndarray | None:
-    key = (id(p), sig)
-    mask = cols.masks.get(key)
-    if mask is None:
-        if key not in cols.seen:  # a shape seen once runs per node on the window: a mask over every
-            cols.seen.add(key)  # node pays off only for shapes that come back
-            return None
-        if len(cols.masks) > 4096:
-            cols.masks.clear()
-            cols.seen.clear()
-        f = p.filter  # type: ignore[attr-defined]
-        try:
-            mask = np.fromiter(((st := f(state, pod, ni)) is None or st.code == Code.Success for ni in cols.infos),
-                               dtype=bool, count=cols.n)
-        except Exception:
-            return None
-        cols.masks[key] = mask
-    return mask
-
-
-def _fit_mask(p: object, state: CycleState, cols: NodeColumns) -> np.ndarray | None:
-    req = state.read(FIT_STATE_KEY)
-    if req is None or any(q for q in req.scalar.values()):
-        return None
-    ok = cols.num_pods + 1 <= cols.alloc_pods
-    if req.milli_cpu > 0:
-        ok &= req.milli_cpu <= cols.alloc_cpu - cols.req_cpu
-    if req.memory > 0:
-        ok &= req.memory <= cols.alloc_mem - cols.req_mem
-    if req.ephemeral_storage > 0:
-        ok &= req.ephemeral_storage <= cols.alloc_eph - cols.req_eph
-    return ok
-
-
-def _mask(p: object, state: CycleState, pod: Pod, cols: NodeColumns) -> np.ndarray | None:
-    name = p.name  # type: ignore[attr-defined]
-    if name == "NodeResourcesFit" and type(p).__module__ == "pysched.plugins.noderesources.fit":
-        return _fit_mask(p, state, cols)
-    shape = _SHAPE.get(name)
-    if shape is not None and type(p).__module__.startswith("pysched.plugins."):
-        return _shape_mask(p, state, pod, cols, shape(pod))
-    return None
+    try:
+        return fn(state, pod, cols)  # type: ignore[no-any-return]
+    except Exception:
+        return None  # the per-node path runs the plugin and reports what it raises
 
 
 def _run_subset(plugins: list, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
@@ -113,6 +55,33 @@ def _run_subset(plugins: list, state: CycleState, pod: Pod, node: NodeInfo) -> S
     return None
 
 
+def _first_rejections(verdicts: list[tuple[int, str, BatchVerdict]], rows: np.ndarray, with_statuses: bool = True
+                      ) -> tuple[np.ndarray, list[Status]]:
+    """For rejected ``rows``: the Filter position of the first verdict that rejects each and (with
+    ``with_statuses``) its Status, plugin set."""
+    pos = np.full(len(rows), -1, dtype=np.int64)
+    out = np.empty(len(rows), dtype=object)
+    left = np.arange(len(rows))
+    for at, name, v in verdicts:
+        if not len(left):
+            break
+        bad = ~v.ok[rows[left]]
+        if not bad.any():
+            continue
+        sel = left[bad]
+        pos[sel] = at
+        left = left[~bad]
+        if not with_statuses:
+            continue
+        sts = v.statuses(rows[sel])
+        for st in {id(x): x for x in sts}.values():  # shared objects: once each
+            st.plugin = name
+        obj = np.empty(len(sel), dtype=object)
+        obj[:] = sts
+        out[sel] = obj
+    return pos, out.tolist()
+
+
 def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod: Pod, statuses: NodeToStatus,
                   start: int, to_find: int) -> list[NodeInfo] | None:
     """The feasible nodes of the window over every node, the rejected ones' statuses set in window order;
@@ -123,23 +92,23 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
         return None
     cols = columns_for(cluster)
     skip = state.skip_filter_plugins
-    mask = np.ones(n, dtype=bool)
-    rest = []
-    for p in fwk.filter:
+    mask: np.ndarray | None = None
+    verdicts: list[tuple[int, str, BatchVerdict]] = []
+    rest: list[tuple[int, object]] = []
+    for at, p in enumerate(fwk.filter):
         if p.name in skip:
             continue
-        m = _mask(p, state, pod, cols)
-        if m is None:
-            rest.append(p)
+        v = _verdict(p, state, pod, cols)
+        if v is None:
+            rest.append((at, p))
         else:
-            mask &= m
-    if not rest and len(fwk.filter) == len(skip):
-        return None
+            verdicts.append((at, p.name, v))
+            mask = v.ok.copy() if mask is None else mask & v.ok
+    if mask is None:
+        return None  # no plugin has a verdict: the per-node loop is as fast
     order = np.arange(start, start + n, dtype=np.int64)
     order[n - start:] -= n
     passed = mask[order]
-    rejected: list[tuple[NodeInfo, Status]] = []
-    feasible: list[NodeInfo] = []
     if not rest:
         hits = np.flatnonzero(passed)
         if len(hits) > to_find:  # as the cycle: the window ends before the next feasible node after the count
@@ -149,34 +118,50 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
         else:
             window, window_passed = order, passed
         rows = order[hits]
-        for i in window[~window_passed].tolist():
-            ni = nodes[i]
-            st = fwk.run_filter(state, pod, ni)
-            if st is None or st.code not in _REJECTED:
-                return None  # the mask and the reference disagree, or an error: the per-node loop decides
-            rejected.append((ni, st))
-        feasible = [nodes[i] for i in rows.tolist()]
-    else:
-        kept = []
-        for i, ok in zip(order.tolist(), passed.tolist(), strict=True):
-            ni = nodes[i]
-            if ok:
-                st = _run_subset(rest, state, pod, ni)
-                if st is None:
-                    if len(feasible) >= to_find:
-                        break  # as the cycle: stop on the next feasible node after the count, not kept
-                    feasible.append(ni)
-                    kept.append(i)
-                    continue
-                if st.code not in _REJECTED:
-                    return None
-            else:
-                st = fwk.run_filter(state, pod, ni)
-                if st is None or st.code not in _REJECTED:
-                    return None
-            rejected.append((ni, st))
-        rows = np.array(kept, dtype=np.int64)
-    for ni, st in rejected:
-        statuses.set(ni.name, st)
-    state.write(ROWS_KEY, (feasible, rows, cols))
+        rejected = window[~window_passed]
+        if len(rejected):
+            _, sts = _first_rejections(verdicts, rejected)
+            statuses.statuses.update(zip(cols.names_arr[rejected].tolist(), sts, strict=True))
+        feasible: list[NodeInfo] = cols.infos_arr[rows].tolist()
+        state.write(ROWS_KEY, (feasible, rows, cols))
+        return feasible
+    # Some plugins judge per node: walk the window in order, as the per-node loop does. The verdicts'
+    # statuses are fetched afterwards, for the rejected rows of the window only.
+    rejected_rows = order[~passed]
+    first_at = np.full(n, -1, dtype=np.int64)
+    first_at[rejected_rows], _ = _first_rejections(verdicts, rejected_rows, with_statuses=False)
+    at_of = first_at.tolist()
+    kept: list[int] = []
+    feasible = []
+    found: list[tuple[str, Status | None]] = []
+    from_verdicts: list[tuple[int, int]] = []  # (index in found, row)
+    infos = cols.infos
+    rest_plugins = [p for _, p in rest]
+    for i, ok in zip(order.tolist(), passed.tolist(), strict=True):
+        ni = infos[i]
+        if ok:
+            st = _run_subset(rest_plugins, state, pod, ni)
+            if st is None:
+                if len(feasible) >= to_find:
+                    break  # as the cycle: stop on the next feasible node after the count, not kept
+                feasible.append(ni)
+                kept.append(i)
+                continue
+            if st.code not in _REJECTED:
+                return None  # an error: the per-node loop reports it
+        else:
+            at = at_of[i]
+            before = [p for pos, p in rest if pos < at]
+            st = _run_subset(before, state, pod, ni) if before else None
+            if st is None:
+                from_verdicts.append((len(found), i))
+            elif st.code not in _REJECTED:
+                return None
+        found.append((ni.name, st))
+    if from_verdicts:
+        _, sts = _first_rejections(verdicts, np.array([i for _, i in from_verdicts], dtype=np.int64))
+        for (k, _), st in zip(from_verdicts, sts, strict=True):
+            found[k] = (found[k][0], st)
+    statuses.statuses.update(found)  # type: ignore[arg-type]
+    state.write(ROWS_KEY, (feasible, np.array(kept, dtype=np.int64), cols))
     return feasible

@@ -27,6 +27,13 @@ class NodeColumns:
         self.infos = infos
         self.n = len(infos)
         self.index = {ni.name: i for i, ni in enumerate(infos)}
+        # object arrays, so that a row selection is one C-level step (``infos_arr[rows].tolist()``)
+        self.names_arr = np.empty(self.n, dtype=object)
+        self.infos_arr = np.empty(self.n, dtype=object)
+        for i, ni in enumerate(infos):
+            self.names_arr[i] = ni.name
+            self.infos_arr[i] = ni
+        self._scalar: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # name -> (allocatable, requested)
         z = np.zeros(self.n, dtype=np.int64)
         self.alloc_cpu, self.alloc_mem, self.alloc_eph, self.alloc_pods = z.copy(), z.copy(), z.copy(), z.copy()
         self.req_cpu, self.req_mem, self.req_eph, self.num_pods = z.copy(), z.copy(), z.copy(), z.copy()
@@ -46,6 +53,19 @@ class NodeColumns:
         self.num_pods[i] = len(ni.pods)
         nz = ni.non_zero_requested
         self.nz_cpu[i], self.nz_mem[i] = nz.milli_cpu, nz.memory
+        if self._scalar:
+            for name, (_, req) in self._scalar.items():
+                req[i] = r.scalar.get(name, 0)
+
+    def scalar(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """(allocatable, requested) of a scalar resource (extended, hugepages, ...), built on first use."""
+        hit = self._scalar.get(name)
+        if hit is None:
+            infos = self.infos
+            alloc = np.fromiter((ni.allocatable.scalar.get(name, 0) for ni in infos), dtype=np.int64, count=self.n)
+            req = np.fromiter((ni.requested.scalar.get(name, 0) for ni in infos), dtype=np.int64, count=self.n)
+            hit = self._scalar[name] = (alloc, req)
+        return hit
 
     def refresh(self, state: ClusterState) -> None:
         log = state.change_log

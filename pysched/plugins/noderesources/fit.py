@@ -11,7 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from pysched.errors import ConfigError
+from pysched.framework.batch import BatchVerdict, template_statuses
 from pysched.framework.cycle_state import CycleState
 from pysched.framework.interface import (
     FilterPlugin,
@@ -31,7 +34,7 @@ from pysched.plugins.noderesources.resource_allocation import (
     most_allocated_scorer,
     requested_to_capacity_ratio_scorer,
 )
-from pysched.snapshot.columns import feasible_rows
+from pysched.snapshot.columns import NodeColumns, feasible_rows
 from pysched.snapshot.nodeinfo import NodeInfo
 
 NAME = "NodeResourcesFit"
@@ -161,6 +164,57 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin):
         if req is None:
             return Status.as_error(f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
         return insufficient_status(fits_request(req, node, self.ignored_resources, self.ignored_resource_groups))
+
+    def batch_filter(self, state: CycleState, pod: Pod, cols: NodeColumns) -> BatchVerdict | None:
+        """``fitsRequest`` over the node columns. A rejected row's kind is a bit set (bit i: check i
+        failed, in ``fits_request``'s order; the top bit: some failing resource exceeds allocatable),
+        so every row with the same kind shares one Status."""
+        req = state.read(PRE_FILTER_STATE_KEY)
+        if req is None:
+            return None
+        # (reason, free amount per row, allocatable per row, the pod's request); the pods check first
+        checks: list[tuple[str, np.ndarray, np.ndarray | None, int]] = [
+            (REASON_TOO_MANY_PODS, cols.alloc_pods - cols.num_pods, None, 1)]
+        if req.milli_cpu > 0:
+            checks.append(("Insufficient cpu", cols.alloc_cpu - cols.req_cpu, cols.alloc_cpu, req.milli_cpu))
+        if req.memory > 0:
+            checks.append(("Insufficient memory", cols.alloc_mem - cols.req_mem, cols.alloc_mem, req.memory))
+        if req.ephemeral_storage > 0:
+            checks.append(("Insufficient ephemeral-storage", cols.alloc_eph - cols.req_eph, cols.alloc_eph,
+                           req.ephemeral_storage))
+        for name, q in req.scalar.items():
+            if q == 0:
+                continue
+            if is_extended(name) and (name in self.ignored_resources or (
+                    self.ignored_resource_groups and name.split("/", 1)[0] in self.ignored_resource_groups)):
+                continue
+            have, in_use = cols.scalar(name)
+            checks.append((f"Insufficient {name}", have - in_use, have, q))
+        if len(checks) > 60:
+            return None  # the kinds are 64-bit sets
+        ok = checks[0][1] >= 1
+        for _, free, _, q in checks[1:]:
+            ok &= free >= q
+        cache: dict[int, Status] = {}
+        top = 1 << len(checks)
+
+        def make(kind: int) -> Status:
+            reasons = [checks[i][0] for i in range(len(checks)) if kind >> i & 1]
+            code = Code.UnschedulableAndUnresolvable if kind & top else Code.Unschedulable
+            return Status(code, *reasons)
+
+        def statuses_of(rows: np.ndarray) -> list[Status]:
+            kinds = np.zeros(len(rows), dtype=np.int64)
+            unresolvable = np.zeros(len(rows), dtype=bool)
+            for bit, (_, free, alloc, q) in enumerate(checks):
+                short = free[rows] < q
+                kinds |= short.astype(np.int64) << bit
+                if alloc is not None:
+                    unresolvable |= short & (alloc[rows] < q)
+            kinds |= unresolvable.astype(np.int64) << len(checks)
+            return template_statuses(kinds, make, cache)
+
+        return BatchVerdict(ok, statuses_of)
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         state.write(PRE_SCORE_STATE_KEY, self.scorer.pod_requests(pod))
