@@ -35,3 +35,24 @@ def test_floats_and_non_string_keys_keep_the_standard_notation() -> None:
 
 def test_invisible_characters_escaped() -> None:
     assert to_json({"name": "a\x7fb\u202ec"}) == '{\n  "name": "a\\u007fb\\u202ec"\n}\n'
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False, min_value=1e-4, max_value=9.999e15)
+                | st.floats(min_value=0, max_value=1).map(lambda x: round(x, 4))
+                | st.floats(allow_nan=False, allow_infinity=False, min_value=-9.999e15, max_value=-1e-4),
+                max_size=20))
+def test_floats_without_exponent_go_through_orjson_alike(values: list[float]) -> None:
+    data = {"fraction": values, "n": 3}
+    assert to_json(data) == stdlib(data)
+
+
+def test_summary_fractions_take_the_fast_encoder(monkeypatch: object) -> None:
+    import pysched.report.serialize as ser
+
+    def refuse(*args: object, **kw: object) -> str:
+        raise AssertionError("the standard library encoder ran")
+
+    monkeypatch.setattr(ser.json, "dumps", refuse)  # type: ignore[attr-defined]
+    assert to_json({"cpu": {"fraction": 0.5062, "zero": 0.0}}) == \
+        '{\n  "cpu": {\n    "fraction": 0.5062,\n    "zero": 0.0\n  }\n}\n'

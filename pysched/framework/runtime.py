@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from pysched.errors import ConfigError, PyschedError
 from pysched.framework.config import ProfileConfig
 from pysched.framework.cycle_state import CycleState
@@ -32,12 +34,22 @@ from pysched.framework.interface import (
 )
 from pysched.framework.registry import Registry
 from pysched.framework.status import Code, Status
+from pysched.snapshot.columns import feasible_rows
 
 if TYPE_CHECKING:
     from pysched.model.objects import Pod
     from pysched.snapshot.nodeinfo import NodeInfo
 
 _REJECTED = (Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Pending)
+
+
+def _out_of_range(name: str, values: list[int]) -> Status | None:
+    if values and (max(values) > MAX_NODE_SCORE or min(values) < MIN_NODE_SCORE):
+        bad = next(v for v in values if v > MAX_NODE_SCORE or v < MIN_NODE_SCORE)
+        return Status(Code.Error, error=f'plugin "{name}" returns an invalid score {bad}, '
+                                        f'it should in the range of [{MIN_NODE_SCORE}, '
+                                        f'{MAX_NODE_SCORE}] after normalizing')
+    return None
 
 
 def plugin_fault(plugin: str, point: str, pod: Pod, exc: BaseException, node: str | None = None) -> Status:
@@ -210,14 +222,14 @@ class Framework:
         added = False
         node_out = node
         state_out = state
-        for np in nominated:
-            if np.priority >= pod.priority and np.uid != pod.uid:
+        for nom in nominated:
+            if nom.priority >= pod.priority and nom.uid != pod.uid:
                 if not added:
                     node_out = node.clone()
                     state_out = state.clone()
                     added = True
-                node_out.add_pod(np)
-                st = self.run_pre_filter_add_pod(state_out, pod, np, node_out)
+                node_out.add_pod(nom)
+                st = self.run_pre_filter_add_pod(state_out, pod, nom, node_out)
                 if st is not None:
                     return False, state, node, st
         return added, state_out, node_out, None
@@ -276,28 +288,22 @@ class Framework:
                   nodes: list[NodeInfo]) -> tuple[dict[str, list[int]], Status | None]:
         """Weighted, normalized scores per plugin, aligned with ``nodes`` (plugins whose PreScore
         skipped are absent)."""
+        if self.handle.batched:
+            arrays, st = self.run_score_arrays(state, pod, nodes)
+            return {k: v.tolist() for k, v in arrays.items()}, st
         out: dict[str, list[int]] = {}
         for p in self.score:
             name = p.name
             if name in state.skip_score_plugins:
                 continue
             try:
-                if self.handle.batched:
-                    values, st = p.score_nodes(state, pod, nodes)
-                else:
-                    values, st = ScorePlugin.score_nodes(p, state, pod, nodes)
+                values, st = ScorePlugin.score_nodes(p, state, pod, nodes)
             except Exception:
                 return out, self._locate_score_fault(p, state, pod, nodes)
             if st is not None and st.code != Code.Success:
                 return out, Status(Code.Error, error=f'running Score plugins: plugin "{name}" '
                                                      f'failed with: {st.message()}').with_plugin(name)
-            fast_normalize = getattr(p, "normalize_values", None) if p.HAS_NORMALIZE and self.handle.batched else None
-            if fast_normalize is not None:  # the same normalization on plain values (batched path)
-                try:
-                    values = fast_normalize(state, pod, values)
-                except Exception as exc:
-                    return out, plugin_fault(name, "NormalizeScore", pod, exc)
-            elif p.HAS_NORMALIZE:
+            if p.HAS_NORMALIZE:
                 scores = [NodeScore(n.name, v) for n, v in zip(nodes, values, strict=True)]
                 try:
                     st = p.normalize_score(state, pod, scores)
@@ -307,14 +313,66 @@ class Framework:
                     return out, Status(Code.Error, error=f'running Normalize on Score plugins: plugin '
                                                          f'"{name}" failed with: {st.message()}')
                 values = [ns.score for ns in scores]
-            if values and (max(values) > MAX_NODE_SCORE or min(values) < MIN_NODE_SCORE):
-                bad = next(v for v in values if v > MAX_NODE_SCORE or v < MIN_NODE_SCORE)
-                return out, Status(Code.Error, error=f'plugin "{name}" returns an invalid score {bad}, '
-                                                     f'it should in the range of [{MIN_NODE_SCORE}, '
-                                                     f'{MAX_NODE_SCORE}] after normalizing')
+            bad_st = _out_of_range(name, values)
+            if bad_st is not None:
+                return out, bad_st
             weight = self.score_weights.get(name, 1)
             out[name] = [v * weight for v in values] if weight != 1 else list(values)
         return out, None
+
+    def run_score_arrays(self, state: CycleState, pod: Pod,
+                         nodes: list[NodeInfo]) -> tuple[dict[str, np.ndarray], Status | None]:
+        """``run_score`` on the batched path: int64 arrays aligned with ``nodes``. A plugin's
+        ``batch_score`` is used when the nodes are the feasible rows the batched Filter found (see
+        ``framework/batch.py``), else its ``score_nodes``; normalization through ``batch_normalize``,
+        else ``normalize_values``, else ``normalize_score``."""
+        out: dict[str, np.ndarray] = {}
+        hit = feasible_rows(state, nodes)
+        for p in self.score:
+            name = p.name
+            if name in state.skip_score_plugins:
+                continue
+            arr: np.ndarray | None = None
+            batch = getattr(p, "batch_score", None) if hit is not None else None
+            try:
+                if batch is not None:
+                    arr = batch(state, pod, hit[0], hit[1])  # type: ignore[index]
+                if arr is None:
+                    values, st = p.score_nodes(state, pod, nodes)
+                    if st is not None and st.code != Code.Success:
+                        return out, Status(Code.Error, error=f'running Score plugins: plugin "{name}" '
+                                                             f'failed with: {st.message()}').with_plugin(name)
+                    arr = np.asarray(values, dtype=np.int64) if len(values) else np.zeros(0, dtype=np.int64)
+            except Exception:
+                return out, self._locate_score_fault(p, state, pod, nodes)
+            if p.HAS_NORMALIZE:
+                arr, st = self._normalize_array(p, state, pod, nodes, arr)
+                if st is not None:
+                    return out, st
+            if len(arr) and (int(arr.max()) > MAX_NODE_SCORE or int(arr.min()) < MIN_NODE_SCORE):
+                return out, _out_of_range(name, arr.tolist())
+            weight = self.score_weights.get(name, 1)
+            out[name] = arr * weight if weight != 1 else arr
+        return out, None
+
+    def _normalize_array(self, p: ScorePlugin, state: CycleState, pod: Pod, nodes: list[NodeInfo],
+                         arr: np.ndarray) -> tuple[np.ndarray, Status | None]:
+        name = p.name
+        fn = getattr(p, "batch_normalize", None)
+        try:
+            if fn is not None:
+                return np.asarray(fn(state, pod, arr), dtype=np.int64), None
+            fn = getattr(p, "normalize_values", None)
+            if fn is not None:
+                return np.asarray(fn(state, pod, arr.tolist()), dtype=np.int64), None
+            scores = [NodeScore(n.name, v) for n, v in zip(nodes, arr.tolist(), strict=True)]
+            st = p.normalize_score(state, pod, scores)
+        except Exception as exc:
+            return arr, plugin_fault(name, "NormalizeScore", pod, exc)
+        if st is not None and st.code != Code.Success:
+            return arr, Status(Code.Error, error=f'running Normalize on Score plugins: plugin '
+                                                 f'"{name}" failed with: {st.message()}')
+        return np.fromiter((ns.score for ns in scores), dtype=np.int64, count=len(scores)), None
 
     def _locate_score_fault(self, p: ScorePlugin, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status:
         for n in nodes:

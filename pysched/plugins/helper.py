@@ -61,6 +61,15 @@ def default_normalize_values(max_priority: int, reverse: bool, values: list[int]
     return (max_priority - score if reverse else score).tolist()
 
 
+def default_normalize_array(max_priority: int, reverse: bool, arr: np.ndarray) -> np.ndarray:
+    """``default_normalize_score`` on an int64 array (the batched path's ``batch_normalize``)."""
+    max_count = int(arr.max()) if len(arr) else 0
+    if max_count <= 0:
+        return np.full(len(arr), max_priority, dtype=np.int64) if reverse else arr
+    score = max_priority * arr // max_count
+    return max_priority - score if reverse else score
+
+
 def find_untolerated_taint(taints: tuple[Taint, ...], tolerations: tuple[Toleration, ...],
                            effects: tuple[str, ...] = ("NoSchedule", "NoExecute")) -> Taint | None:
     """The first taint with one of ``effects`` that no toleration tolerates."""
@@ -88,5 +97,5 @@ def pod_matches_node_selector_and_affinity(pod: Pod, labels: dict[str, str], nod
     return True
 
 
-__all__ = ["MAX_NODE_SCORE", "decode_plugin_args", "default_normalize_score", "find_untolerated_taint", "go_div",
+__all__ = ["MAX_NODE_SCORE", "decode_plugin_args", "default_normalize_array", "default_normalize_score", "find_untolerated_taint", "go_div",
            "go_round", "pod_matches_node_selector_and_affinity"]

@@ -9,7 +9,7 @@ from pysched.framework.interface import MAX_NODE_SCORE, Handle, ScorePlugin
 from pysched.framework.status import Status
 from pysched.model.objects import Pod
 from pysched.plugins.helper import go_div
-from pysched.snapshot.columns import feasible_rows
+from pysched.snapshot.columns import NodeColumns, feasible_rows
 from pysched.snapshot.nodeinfo import ImageState, NodeInfo
 
 NAME = "ImageLocality"
@@ -83,6 +83,21 @@ class ImageLocality(ScorePlugin):
             return scores[idx].tolist(), None
         return self._scores(nodes, names, count, total), None
 
+    def batch_score(self, state: CycleState, pod: Pod, cols: NodeColumns, rows: np.ndarray) -> np.ndarray | None:
+        """Node images never change during a simulation: one column per image name (its scaled score on
+        every node, 0 where absent), summed over the pod's containers and clamped as arrays."""
+        total = self.handle.snapshot.num_nodes() if self.handle is not None else 1
+        names = [normalized_image_name(c.image) for c in pod.init_containers + pod.containers]
+        if total == 0 or not names:
+            return None
+        s = np.zeros(len(rows), dtype=np.int64)
+        for name in names:  # a name listed twice counts twice, as in the per-node sum
+            s += _image_column(cols, name, total)[rows]
+        max_threshold = MAX_CONTAINER_THRESHOLD * len(names)
+        s = np.where(s < MIN_THRESHOLD, MIN_THRESHOLD, np.where(s > max_threshold, max_threshold, s))
+        # both operands are non-negative here, so floor division is Go's truncating one
+        return MAX_NODE_SCORE * (s - MIN_THRESHOLD) // (max_threshold - MIN_THRESHOLD)
+
     @staticmethod
     def _scores(nodes: list[NodeInfo], names: list[str], count: int, total: int) -> list[int]:
         out = []
@@ -96,6 +111,19 @@ class ImageLocality(ScorePlugin):
                         s += scaled_image_score(st, total)
             out.append(calculate_priority(s, count))
         return out
+
+
+def _image_column(cols: NodeColumns, name: str, total: int) -> np.ndarray:
+    key = (NAME, "image", name, total)
+    col = cols.masks.get(key)
+    if col is None:
+        col = np.zeros(cols.n, dtype=np.int64)
+        for i, ni in enumerate(cols.infos):
+            st = ni.image_states.get(name) if ni.image_states else None
+            if st is not None:
+                col[i] = scaled_image_score(st, total)
+        cols.masks[key] = col
+    return col
 
 
 PLUGIN = ImageLocality

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from pysched.errors import ConfigError
 from pysched.framework.batch import BatchVerdict, selector_sig, shape_verdict
 from pysched.framework.cycle_state import CycleState
@@ -27,6 +29,7 @@ from pysched.model.labels import NodeSelector, NodeSelectorTerm
 from pysched.model.objects import Pod
 from pysched.plugins.helper import (
     decode_plugin_args,
+    default_normalize_array,
     default_normalize_score,
     default_normalize_values,
     pod_matches_node_selector_and_affinity,
@@ -206,12 +209,41 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin):
             count += preferred_score(terms, node)
         return count, None
 
+    def batch_score(self, state: CycleState, pod: Pod, cols: NodeColumns, rows: np.ndarray) -> np.ndarray | None:
+        """Preferred terms read only the node's labels and name: each node is scored once per set of
+        terms (on demand) and looked up by row."""
+        if not state.has(PRE_SCORE_STATE_KEY):
+            return None
+        terms = state.read(PRE_SCORE_STATE_KEY)
+        sig = tuple((w, selector_sig(_OneTerm(t))) for w, t in terms) if terms is not None else None
+        key = (id(self), "score", sig)
+        scores = cols.masks.get(key)
+        if scores is None:
+            scores = cols.masks[key] = np.full(cols.n, -1, dtype=np.int64)  # -1: not scored yet
+        todo = rows[scores[rows] < 0]
+        if len(todo):
+            infos = cols.infos
+            scores[todo] = [self.score(state, pod, infos[i])[0] for i in todo.tolist()]
+        return scores[rows]
+
+    def batch_normalize(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
+        return default_normalize_array(MAX_NODE_SCORE, False, scores)
+
     def normalize_values(self, state: CycleState, pod: Pod, values: list[int]) -> list[int]:
         return default_normalize_values(MAX_NODE_SCORE, False, values)
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
         default_normalize_score(MAX_NODE_SCORE, False, scores)
         return None
+
+
+class _OneTerm:
+    """One preferred term seen as a selector (for its signature)."""
+
+    __slots__ = ("terms",)
+
+    def __init__(self, term: NodeSelectorTerm) -> None:
+        self.terms = (term,)
 
 
 PLUGIN = NodeAffinity

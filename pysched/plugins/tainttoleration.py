@@ -16,7 +16,12 @@ from pysched.framework.interface import (
 )
 from pysched.framework.status import Status
 from pysched.model.objects import Pod
-from pysched.plugins.helper import default_normalize_score, default_normalize_values, find_untolerated_taint
+from pysched.plugins.helper import (
+    default_normalize_array,
+    default_normalize_score,
+    default_normalize_values,
+    find_untolerated_taint,
+)
 from pysched.snapshot.columns import NodeColumns, feasible_rows
 from pysched.snapshot.nodeinfo import NodeInfo
 
@@ -75,6 +80,25 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin):
             infos = cols.infos
             counts[todo] = [self.score(state, pod, infos[i])[0] for i in todo.tolist()]
         return counts[idx].tolist(), None
+
+    def batch_score(self, state: CycleState, pod: Pod, cols: NodeColumns, rows: np.ndarray) -> np.ndarray | None:
+        """The counts depend only on the node's taints and the pod's tolerations: each node is counted
+        once per toleration shape (on demand) and looked up by row."""
+        prefer = state.read(_STATE_KEY)
+        if prefer is None:
+            return None
+        key = (NAME, "score", repr(prefer))
+        counts = cols.masks.get(key)
+        if counts is None:
+            counts = cols.masks[key] = np.full(cols.n, -1, dtype=np.int64)  # -1: not counted yet
+        todo = rows[counts[rows] < 0]
+        if len(todo):
+            infos = cols.infos
+            counts[todo] = [self.score(state, pod, infos[i])[0] for i in todo.tolist()]
+        return counts[rows]
+
+    def batch_normalize(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
+        return default_normalize_array(MAX_NODE_SCORE, True, scores)
 
     def normalize_values(self, state: CycleState, pod: Pod, values: list[int]) -> list[int]:
         return default_normalize_values(MAX_NODE_SCORE, True, values)

@@ -18,9 +18,10 @@ _ORJSON_OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
 
 def to_json(data: Any) -> str:
     """Indented JSON with sorted keys. orjson writes it many times faster than the standard library's
-    indenting encoder (pure Python), byte for byte the same for strings, integers, booleans and null;
-    data holding floats (whose notation differs), non-string keys or integers beyond 64 bits goes through
-    the standard library."""
+    indenting encoder (pure Python), byte for byte the same for strings, integers, booleans, null and
+    floats written without an exponent (finite, 0 or 1e-4 <= |x| < 1e16: both print the shortest
+    round-trip digits); data holding other floats (``1e-05`` vs ``1e-5``, ``NaN`` vs ``null``), non-string
+    keys or integers beyond 64 bits goes through the standard library."""
     if _plain(data):
         try:
             return _escape_invisible(orjson.dumps(data, option=_ORJSON_OPTIONS).decode() + "\n")
@@ -35,7 +36,7 @@ def _escape_invisible(text: str) -> str:
 
 
 def _plain(data: Any) -> bool:
-    """No float and no non-string key anywhere in ``data``."""
+    """No float written with an exponent (or NaN/inf) and no non-string key anywhere in ``data``."""
     stack = [data]
     while stack:
         v = stack.pop()
@@ -47,7 +48,10 @@ def _plain(data: Any) -> bool:
             stack.extend(v.values())
         elif t is list or t is tuple:
             stack.extend(v)
-        elif t is float or isinstance(v, float):
+        elif t is float:
+            if v != 0.0 and not (1e-4 <= abs(v) < 1e16):  # also False for NaN
+                return False
+        elif isinstance(v, float):
             return False
     return True
 

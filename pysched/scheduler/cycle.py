@@ -27,6 +27,7 @@ from pysched.plugins.volumebinding import TRACE_KEY as VOLUME_BINDING_KEY
 from pysched.scheduler.fastfilter import find_feasible
 from pysched.scheduler.trace import CycleTrace, Outcome
 from pysched.snapshot.cluster import ClusterState
+from pysched.snapshot.columns import feasible_rows
 from pysched.snapshot.nodeinfo import NodeInfo
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
@@ -273,12 +274,15 @@ class Scheduler:
         st = fwk.run_pre_score(state, pod, feasible)
         if st is not None:
             return st
+        if fwk.handle.batched and not self.extenders and not keep:  # the same sums and choice as arrays
+            arrays, st = fwk.run_score_arrays(state, pod, feasible)
+            if st is not None:
+                return st
+            return self._select_host_batched(state, feasible, arrays, bool(fwk.score))
         per_plugin, st = fwk.run_score(state, pod, feasible)
         if st is not None:
             return st
         names = [ni.name for ni in feasible]
-        if fwk.handle.batched and not self.extenders and not keep:  # the same sums and choice as arrays
-            return self._select_host_batched(names, per_plugin, bool(fwk.score))
         totals = [0] * len(feasible)
         for node_scores in per_plugin.values():
             for i, v in enumerate(node_scores):
@@ -301,17 +305,24 @@ class Scheduler:
             totals = [1] * len(feasible)
         return self._select_host([NodeScore(n, t) for n, t in zip(names, totals, strict=True)])
 
-    def _select_host_batched(self, names: list[str], per_plugin: dict[str, list[int]], scored: bool) -> str:
-        if scored:
-            totals = np.zeros(len(names), dtype=np.int64)
-            for node_scores in per_plugin.values():
-                totals += np.asarray(node_scores, dtype=np.int64)
-            tied = sorted(names[i] for i in np.flatnonzero(totals == totals.max()).tolist())
+    def _select_host_batched(self, state: CycleState, feasible: list[NodeInfo], arrays: dict[str, np.ndarray],
+                             scored: bool) -> str:
+        hit = feasible_rows(state, feasible)
+        if scored and arrays:
+            vals = iter(arrays.values())
+            totals = next(vals).copy()
+            for a in vals:
+                totals += a
+            best = np.flatnonzero(totals == totals.max())
         else:
-            tied = sorted(names)  # every node scores 1
+            best = np.arange(len(feasible))  # every node scores 1 (or 0 from every plugin): all tie
+        if hit is not None:
+            tied = hit[0].names_arr[hit[1][best]].tolist()
+        else:
+            tied = [feasible[i].name for i in best.tolist()]
         if self.options.tie_break == "random":
-            return self.options.rng.choice(tied)
-        return tied[0]
+            return self.options.rng.choice(sorted(tied))
+        return min(tied)  # type: ignore[no-any-return]
 
     def _select_host(self, totals: list[NodeScore]) -> str:
         best = max(t.score for t in totals)

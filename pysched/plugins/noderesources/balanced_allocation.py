@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from pysched.framework.cycle_state import CycleState
 from pysched.framework.interface import Handle, PreScorePlugin, ScorePlugin
 from pysched.framework.status import Code, Status
@@ -18,7 +20,7 @@ from pysched.plugins.noderesources.resource_allocation import (
     balanced_scorer,
     is_best_effort,
 )
-from pysched.snapshot.columns import feasible_rows
+from pysched.snapshot.columns import NodeColumns, feasible_rows
 from pysched.snapshot.nodeinfo import NodeInfo
 
 NAME = "NodeResourcesBalancedAllocation"
@@ -53,6 +55,12 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin):
             if is_best_effort(pod_requests):
                 return 0, None
         return self.scorer.score(node, pod_requests)
+
+    def batch_score(self, state: CycleState, pod: Pod, cols: NodeColumns, rows: np.ndarray) -> np.ndarray | None:
+        pod_requests = state.read(PRE_SCORE_STATE_KEY)
+        if pod_requests is None or not self.scorer.resources:
+            return None
+        return self.scorer.score_rows(cols, rows, pod_requests)
 
     def score_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> tuple[list[int], Status | None]:
         pod_requests = state.read(PRE_SCORE_STATE_KEY)

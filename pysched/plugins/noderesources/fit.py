@@ -226,6 +226,12 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin):
             pod_requests = self.scorer.pod_requests(pod)
         return self.scorer.score(node, pod_requests)
 
+    def batch_score(self, state: CycleState, pod: Pod, cols: NodeColumns, rows: np.ndarray) -> np.ndarray | None:
+        pod_requests = state.read(PRE_SCORE_STATE_KEY)
+        if pod_requests is None or not self.scorer.resources:
+            return None
+        return self.scorer.score_rows(cols, rows, pod_requests)
+
     def score_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> tuple[list[int], Status | None]:
         pod_requests = state.read(PRE_SCORE_STATE_KEY)
         if pod_requests is None:

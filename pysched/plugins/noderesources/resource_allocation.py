@@ -105,11 +105,7 @@ class ResourceAllocationScorer:
         return self.scorer(requested, allocatable), None
 
 
-    def score_nodes(self, nodes: Sequence[NodeInfo], pod_requests: Sequence[int],
-                    rows: tuple[NodeColumns, np.ndarray] | None = None) -> list[int]:
-        """``score`` over many nodes: the per-resource lookups are resolved once, not per node; with
-        ``rows`` (the nodes' rows in the node columns) the default configurations are array operations."""
-        n = len(self.resources)
+    def _plan(self, pod_requests: Sequence[int]) -> list[tuple[int, int, str, int]]:
         plan = []  # (index, kind, scalar name, pod request)
         for i, name in enumerate(self.resources):
             pr = pod_requests[i]
@@ -117,16 +113,36 @@ class ResourceAllocationScorer:
                 continue
             kind = {CPU: 0, MEMORY: 1, EPHEMERAL: 2}.get(name, 3)
             plan.append((i, kind, name, pr))
+        return plan
+
+    def score_rows(self, cols: NodeColumns, rows: np.ndarray, pod_requests: Sequence[int]) -> np.ndarray | None:
+        """``score`` of the nodes at ``rows`` of the columns as one int64 array, for the default
+        configurations (cpu and memory; LeastAllocated or balanced); None otherwise."""
+        plan = self._plan(pod_requests)
+        if not plan or not all(kind < 2 for _, kind, _, _ in plan):
+            return None
+        if self.name == "LeastAllocated":
+            return self._least_allocated_columns(cols, rows, plan)
+        if self.scorer is balanced_scorer and len(plan) == 2:
+            return self._balanced_columns(cols, rows, plan)
+        return None
+
+    def score_nodes(self, nodes: Sequence[NodeInfo], pod_requests: Sequence[int],
+                    rows: tuple[NodeColumns, np.ndarray] | None = None) -> list[int]:
+        """``score`` over many nodes: the per-resource lookups are resolved once, not per node; with
+        ``rows`` (the nodes' rows in the node columns) the default configurations are array operations."""
+        n = len(self.resources)
+        plan = self._plan(pod_requests)
         use_requested = self.use_requested
         scorer = self.scorer
         if plan and all(kind < 2 for _, kind, _, _ in plan):
             if self.name == "LeastAllocated":
                 if rows is not None:
-                    return self._least_allocated_columns(rows[0], rows[1], plan)
+                    return self._least_allocated_columns(rows[0], rows[1], plan).tolist()  # type: ignore[no-any-return]
                 return self._least_allocated_cpu_memory(nodes, plan)
             if scorer is balanced_scorer:
                 if rows is not None and len(plan) == 2:
-                    return self._balanced_columns(rows[0], rows[1], plan)
+                    return self._balanced_columns(rows[0], rows[1], plan).tolist()  # type: ignore[no-any-return]
                 return self._balanced_cpu_memory(nodes, plan)
         out = []
         for node in nodes:
@@ -172,7 +188,7 @@ class ResourceAllocationScorer:
 
     # The same steps as arrays over the node columns (int64 for the integer steps, float64 where the
     # scalar code uses Python floats): identical results, one pass per resource instead of per node.
-    def _least_allocated_columns(self, cols: NodeColumns, rows: np.ndarray, plan: list) -> list[int]:
+    def _least_allocated_columns(self, cols: NodeColumns, rows: np.ndarray, plan: list) -> np.ndarray:
         total = np.zeros(len(rows), dtype=np.int64)
         weight_sum = np.zeros(len(rows), dtype=np.int64)
         for i, kind, _, pr in plan:
@@ -186,9 +202,9 @@ class ResourceAllocationScorer:
             weight_sum += np.where(has, w, 0)
         ws = np.where(weight_sum > 0, weight_sum, 1)
         quotient = np.where(total < 0, -((-total) // ws), total // ws)  # Go's division truncates
-        return np.where(weight_sum > 0, quotient, 0).tolist()
+        return np.where(weight_sum > 0, quotient, 0)
 
-    def _balanced_columns(self, cols: NodeColumns, rows: np.ndarray, plan: list) -> list[int]:
+    def _balanced_columns(self, cols: NodeColumns, rows: np.ndarray, plan: list) -> np.ndarray:
         fractions = []
         for _, kind, _, pr in plan:
             a = (cols.alloc_cpu if kind == 0 else cols.alloc_mem)[rows]
@@ -198,7 +214,7 @@ class ResourceAllocationScorer:
             fractions.append((np.where(f > 1, 1.0, f), has))
         (f0, h0), (f1, h1) = fractions
         std = np.where(h0 & h1, np.abs((f0 - f1) / 2), 0.0)
-        return ((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64).tolist()
+        return ((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64)
 
     def _balanced_cpu_memory(self, nodes: Sequence[NodeInfo], plan: list) -> list[int]:
         steps = [(kind == 0, pr) for _, kind, _, pr in plan]
