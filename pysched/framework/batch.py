@@ -77,7 +77,7 @@ def template_statuses(kinds: np.ndarray, make: Callable[[int], Status], cache: d
         if st is None:
             st = cache[k] = make(k)
         objs[i] = st
-    return objs[inverse].tolist()  # type: ignore[no-any-return]
+    return objs[inverse].tolist()
 
 
 _SHAPE_CACHE_LIMIT = 4096

@@ -322,7 +322,7 @@ class Scheduler:
             tied = [feasible[i].name for i in best.tolist()]
         if self.options.tie_break == "random":
             return self.options.rng.choice(sorted(tied))
-        return min(tied)  # type: ignore[no-any-return]
+        return min(tied)
 
     def _select_host(self, totals: list[NodeScore]) -> str:
         best = max(t.score for t in totals)

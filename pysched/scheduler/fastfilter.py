@@ -34,7 +34,7 @@ def _verdict(p: object, state: CycleState, pod: Pod, cols: NodeColumns) -> Batch
     if fn is None:
         return None
     try:
-        return fn(state, pod, cols)  # type: ignore[no-any-return]
+        return fn(state, pod, cols)
     except Exception:
         return None  # the per-node path runs the plugin and reports what it raises
 

@@ -138,11 +138,11 @@ class ResourceAllocationScorer:
         if plan and all(kind < 2 for _, kind, _, _ in plan):
             if self.name == "LeastAllocated":
                 if rows is not None:
-                    return self._least_allocated_columns(rows[0], rows[1], plan).tolist()  # type: ignore[no-any-return]
+                    return self._least_allocated_columns(rows[0], rows[1], plan).tolist()
                 return self._least_allocated_cpu_memory(nodes, plan)
             if scorer is balanced_scorer:
                 if rows is not None and len(plan) == 2:
-                    return self._balanced_columns(rows[0], rows[1], plan).tolist()  # type: ignore[no-any-return]
+                    return self._balanced_columns(rows[0], rows[1], plan).tolist()
                 return self._balanced_cpu_memory(nodes, plan)
         out = []
         for node in nodes:
