@@ -1,0 +1,112 @@
+"""The batched plugin protocol (``framework/batch.py``): every ``batch_filter`` verdict and every
+``batch_score`` array equals the plugin's own per-node ``filter`` / ``score`` on every node, on random
+clusters (resources incl. an extended one, taints, labels, images, bound pods)."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings, strategies as st
+
+from pysched.framework.cycle_state import CycleState
+from pysched.framework.interface import Handle
+from pysched.framework.status import Code
+from pysched.plugins.imagelocality import ImageLocality
+from pysched.plugins.nodeaffinity import NodeAffinity
+from pysched.plugins.nodename import NodeName
+from pysched.plugins.noderesources.balanced_allocation import BalancedAllocation
+from pysched.plugins.noderesources.fit import Fit
+from pysched.plugins.nodeunschedulable import NodeUnschedulable
+from pysched.plugins.tainttoleration import TaintToleration
+from pysched.snapshot.columns import NodeColumns
+from tests.builders import cluster_state, make_node, make_pod
+
+GPU = "example.com/gpu"
+IMAGES = ["app:1", "app:2", "db:16", "registry.k8s.io/pause:3.10"]
+
+node_spec = st.fixed_dictionaries({
+    "cpu": st.sampled_from(["0", "1", "2", "4"]), "mem": st.sampled_from(["0", "1Gi", "4Gi"]),
+    "pods": st.sampled_from(["1", "2", "110"]), "gpu": st.sampled_from([None, "0", "1", "4"]),
+    "zone": st.sampled_from(["a", "b", "c"]), "taint": st.sampled_from([None, "NoSchedule", "PreferNoSchedule"]),
+    "cordon": st.booleans(), "images": st.lists(st.sampled_from(IMAGES), max_size=3, unique=True),
+    "load": st.lists(st.tuples(st.sampled_from(["0", "500m", "1500m"]), st.sampled_from(["0", "512Mi", "3Gi"]),
+                               st.sampled_from([0, 0, 1, 3])), max_size=2),
+})
+pod_spec = st.fixed_dictionaries({
+    "cpu": st.sampled_from([None, "0", "100m", "1", "3"]), "mem": st.sampled_from([None, "256Mi", "2Gi", "8Gi"]),
+    "gpu": st.sampled_from([None, 1, 2, 8]), "tolerate": st.booleans(), "zone": st.sampled_from([None, "a", "b"]),
+    "prefer": st.sampled_from([None, "a", "c"]), "images": st.lists(st.sampled_from(IMAGES), min_size=1, max_size=3),
+    "node_name": st.sampled_from(["", "n1", "n3"]),
+})
+
+
+def build(nodes: list[dict], pod: dict):
+    builders, bound = [], []
+    for i, spec in enumerate(nodes):
+        alloc = {"cpu": spec["cpu"], "memory": spec["mem"], "pods": spec["pods"]}
+        if spec["gpu"] is not None:
+            alloc[GPU] = spec["gpu"]
+        b = make_node(f"n{i}").alloc(alloc).label("zone", spec["zone"])
+        if spec["taint"]:
+            b = b.taint("dedicated", "x", spec["taint"])
+        if spec["cordon"]:
+            b = b.unschedulable()
+        for img in spec["images"]:
+            b = b.image([img], 300 * 1024 * 1024)
+        builders.append(b)
+        for j, (cpu, mem, gpu) in enumerate(spec["load"]):
+            req = {"cpu": cpu, "memory": mem, **({GPU: str(gpu)} if gpu else {})}
+            bound.append(make_pod(f"b{i}-{j}").container(req).node_name(f"n{i}"))
+    p = make_pod("incoming")
+    req = {k: v for k, v in (("cpu", pod["cpu"]), ("memory", pod["mem"])) if v is not None}
+    if pod["gpu"]:
+        req[GPU] = str(pod["gpu"])
+    for k, img in enumerate(pod["images"]):
+        p = p.container(req if k == 0 else {}, image=img)
+    if pod["tolerate"]:
+        p = p.toleration("dedicated", "x", "NoSchedule")
+    if pod["zone"]:
+        p.spec["nodeSelector"] = {"zone": pod["zone"]}
+    if pod["prefer"]:
+        p = p.preferred(5, {"matchExpressions": [{"key": "zone", "operator": "In", "values": [pod["prefer"]]}]})
+    if pod["node_name"]:
+        p.spec["nodeName"] = pod["node_name"]
+    state = cluster_state(builders, bound)
+    return state, p.pod(len(bound))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(node_spec, min_size=1, max_size=12), pod_spec)
+def test_batch_forms_equal_the_per_node_forms(nodes: list[dict], pod_d: dict) -> None:
+    cluster, pod = build(nodes, pod_d)
+    cols = NodeColumns(cluster)
+    infos = cluster.node_infos
+    state = CycleState()
+    handle = Handle(cluster)
+    filters = [Fit(), NodeUnschedulable(), NodeName(), TaintToleration(), NodeAffinity()]
+    for p in filters:
+        if hasattr(p, "pre_filter"):
+            p.pre_filter(state, pod, infos)
+    for p in filters:
+        v = p.batch_filter(state, pod, cols)
+        if v is None:  # a shape met once: the second call builds the mask
+            v = p.batch_filter(state, pod, cols)
+        assert v is not None, p.name
+        per_node = [p.filter(state, pod, ni) for ni in infos]
+        assert v.ok.tolist() == [st is None or st.code == Code.Success for st in per_node], p.name
+        rejected = np.flatnonzero(~v.ok)
+        got = v.statuses(rejected)
+        want = [per_node[i] for i in rejected.tolist()]
+        assert [(s.code, s.reasons) for s in got] == [(s.code, s.reasons) for s in want], p.name
+    rows = np.arange(len(infos), dtype=np.int64)[::-1].copy()  # any order of rows
+    scorers = [Fit(), BalancedAllocation(), TaintToleration(), NodeAffinity(), ImageLocality(handle)]
+    for p in scorers:
+        st = p.pre_score(state, pod, infos) if hasattr(p, "pre_score") else None
+        if st is not None and st.code == Code.Skip:
+            continue
+        arr = p.batch_score(state, pod, cols, rows)
+        want = [p.score(state, pod, infos[i])[0] for i in rows.tolist()]
+        if arr is not None:
+            assert arr.dtype == np.int64
+            assert arr.tolist() == want, p.name
+            if hasattr(p, "batch_normalize"):
+                assert p.batch_normalize(state, pod, arr).tolist() == p.normalize_values(state, pod, want), p.name
