@@ -8,30 +8,38 @@ from typing import Annotated
 import typer
 
 from pysched.cli.common import (
-    AddNodeOpt,
-    CordonOpt,
-    DrainOpt,
-    LabelOpt,
-    Output,
-    RemoveNodeOpt,
-    RunCronJobsOpt,
-    ScaleOpt,
-    ScenarioOpt,
-    TableFormat,
-    TaintOpt,
-    TieBreak,
-    UncordonOpt,
-    UntaintOpt,
-    WhatIfCommand,
     build_registry,
-    edit_order,
     effective_config,
     guarded,
     load_inputs,
     load_scheduler_config,
     warn,
 )
-from pysched.cli.options import CONTEXT_HELP, FORMAT_HELP, KUBECONFIG_HELP, PluginDirOption
+from pysched.cli.options import (
+    DEFAULT_MAX_FILE_SIZE,
+    ConfigOption,
+    ContextOption,
+    DebugOption,
+    KubeconfigOption,
+    MaxFileSizeOption,
+    MoreFilenamesOption,
+    NoColorOption,
+    Output,
+    OutputOption,
+    PluginDirOption,
+    QuietOption,
+    ReportOption,
+    SeedOption,
+    SnapshotArgument,
+    StrictOption,
+    TableFormat,
+    TableFormatOption,
+    TieBreak,
+    Validate,
+    ValidateOption,
+    WhatIfCommand,
+    what_if,
+)
 from pysched.cli.output import print_blocks, write_data
 from pysched.errors import InputError
 from pysched.scheduler.capacity import (
@@ -75,73 +83,56 @@ def register(app: typer.Typer) -> None:
 
     @app.command("capacity", cls=WhatIfCommand)
     def capacity(
-        snapshot: Annotated[list[str] | None, typer.Argument(
-            help="Snapshot files or folders ('-' for stdin). Without: the live cluster.")] = None,
-        filename: Annotated[list[str] | None, typer.Option(
-            "-f", "--filename", help="More snapshot files or folders (repeatable).")] = None,
+        snapshot: SnapshotArgument = None,
+        filename: MoreFilenamesOption = None,
         pod: Annotated[list[str] | None, typer.Option(
-            "--pod", help="A Pod template file: how many more copies of it fit (repeatable).")] = None,
+            "--pod", metavar="FILE", help="A Pod template file: how many more copies of it fit (repeatable).")] = None,
         workload: Annotated[list[str] | None, typer.Option(
-            "--workload", help="A Deployment, ReplicaSet, StatefulSet, Job, ... file: how many more copies of its "
+            "--workload", metavar="FILE", help="A Deployment, ReplicaSet, StatefulSet, Job, ... file: how many more copies of its "
                                "pod template fit (repeatable; after the --pod templates).")] = None,
         mode: Annotated[Mode, typer.Option(
             "--mode", help="Several templates: independent (each alone against the same cluster) or together "
                            "(round-robin on one cluster).")] = Mode.independent,
         max_copies: Annotated[int | None, typer.Option(
-            "--max", min=0, help="Try at most this many copies per template (stop reason 'limit reached').")
+            "--max", metavar="N", min=0, help="Try at most this many copies per template (stop reason 'limit reached').")
         ] = None,
         allow_preemption: Annotated[bool, typer.Option(
             "--allow-preemption", help="Copies may preempt running pods (their PriorityClass's policy); the "
                                        "victims are reported. Default: copies never evict anything.")] = False,
         node_template: Annotated[str | None, typer.Option(
-            "--node-template", help="A Node file: the smallest number of copies of it that makes every pending "
+            "--node-template", metavar="FILE", help="A Node file: the smallest number of copies of it that makes every pending "
                                     "pod (and --replicas copies of each --pod) schedule.")] = None,
         replicas: Annotated[int, typer.Option(
-            "--replicas", min=0, help="With --node-template: copies of each --pod template to place too.")] = 0,
+            "--replicas", metavar="N", min=0, help="With --node-template: copies of each --pod template to place too.")] = 0,
         max_nodes: Annotated[int, typer.Option(
-            "--max-nodes", min=0, help="With --node-template: the most node copies to try.")] = DEFAULT_MAX_NODES,
-        now: Annotated[str | None, typer.Option(
-            "--now", help="The simulation's now (RFC 3339) for creation timestamps; default one second after "
-                          "the latest timestamp of the snapshot.")] = None,
-        config: Annotated[str | None, typer.Option("--config", help="KubeSchedulerConfiguration file.")] = None,
-        output: Annotated[Output, typer.Option("-o", "--output", help="Output format.")] = Output.table,
+            "--max-nodes", metavar="N", min=0, help="With --node-template: the most node copies to try.")] = DEFAULT_MAX_NODES,
+        config: ConfigOption = None,
+        output: OutputOption = Output.table,
         tie_break: Annotated[TieBreak, typer.Option(
             "--tie-break", help="Host tie-break (capacity defaults to name, as the reference data).")
         ] = TieBreak.name,
-        seed: Annotated[int, typer.Option("--seed", help="Seed for --tie-break random.")] = 0,
-        table_format: Annotated[TableFormat, typer.Option("--format", help=FORMAT_HELP)] = TableFormat.auto,
-        no_color: Annotated[bool, typer.Option("--no-color", help="No colour in -o table output.")] = False,
+        seed: SeedOption = 0,
+        table_format: TableFormatOption = TableFormat.auto,
+        no_color: NoColorOption = False,
         max_rows: Annotated[int, typer.Option(
-            "--max-rows", min=0, help="Rows per table of -o table; 0: all.")] = 50,
-        kubeconfig: Annotated[str | None, typer.Option("--kubeconfig", help=KUBECONFIG_HELP)] = None,
-        context: Annotated[str | None, typer.Option("--context", help=CONTEXT_HELP)] = None,
-        strict: Annotated[bool, typer.Option(
-            "--strict", help="Unknown fields and invalid label values in Pods and Nodes are errors.")] = False,
-        max_file_size: Annotated[int, typer.Option(
-            "--max-file-size", min=1, help="Refuse input files (after decompression) larger than this many bytes.")
-        ] = DEFAULT_MAX_BYTES,
-        cordon: CordonOpt = None,
-        uncordon: UncordonOpt = None,
-        drain: DrainOpt = None,
-        remove_node: RemoveNodeOpt = None,
-        add_node: AddNodeOpt = None,
-        scale: ScaleOpt = None,
-        taint: TaintOpt = None,
-        untaint: UntaintOpt = None,
-        label: LabelOpt = None,
-        scenario: ScenarioOpt = None,
-        run_cronjobs: RunCronJobsOpt = False,
+            "--max-rows", metavar="N", min=0, help="Rows per table of -o table; 0: all.")] = 50,
+        kubeconfig: KubeconfigOption = None,
+        context: ContextOption = None,
+        validate: ValidateOption = Validate.warn,
+        strict: StrictOption = False,
+        max_file_size: MaxFileSizeOption = DEFAULT_MAX_FILE_SIZE,
         plugin_dir: PluginDirOption = None,
-        quiet: Annotated[bool, typer.Option("-q", "--quiet", help="No warnings on stderr.")] = False,
-        report: Annotated[str | None, typer.Option(
-            "--report", metavar="FILE", help="Also write the report as one self-contained HTML file.")] = None,
-        debug: Annotated[bool, typer.Option("--debug", help="Tracebacks for errors.")] = False,
+        quiet: QuietOption = False,
+        report: ReportOption = None,
+        debug: DebugOption = False,
     ) -> None:
         """How many more copies of a pod fit (and what stops the next one), or how many nodes of a shape
         are needed so that every pending pod schedules. Exit 0 when answered (also when --max is reached
         or no number of nodes suffices), 2 for bad input, 1 for an internal fault."""
 
         def run() -> None:
+            wi = what_if()
+            now = wi.now
             if not pod and not workload and node_template is None:
                 raise InputError("capacity needs at least one --pod or --workload template (or --node-template)")
             if node_template is None and (replicas or max_nodes != DEFAULT_MAX_NODES):
@@ -157,13 +148,15 @@ def register(app: typer.Typer) -> None:
             node_raw = read_single_object(node_template, "a --node-template file", max_file_size) \
                 if node_template else None
             cluster = load_inputs(snapshot, filename, kubeconfig=kubeconfig, context=context, quiet=quiet,
-                                  strict=strict, max_file_size=max_file_size)
+                                  strict=strict, max_file_size=max_file_size,
+                                  validate=None if strict else validate.value)
             warn([w for w in cluster.warnings if not w.startswith("nothing to do")], quiet)
             cfg = effective_config(config, registry, cluster, quiet)
             opts = CapacityOptions(mode=mode.value, max_copies=max_copies, allow_preemption=allow_preemption,
                                    tie_break=tie_break.value, seed=seed, node_template=node_raw,
                                    node_template_source=node_template or "", replicas=replicas,
-                                   max_nodes=max_nodes, now=now, edits=edit_order(), run_cronjobs=run_cronjobs)
+                                   max_nodes=max_nodes, now=now, edits=list(wi.edits),
+                                   run_cronjobs=wi.run_cronjobs)
             answer = run_capacity(cluster, templates, cfg, registry, opts)
             warn([w for w in answer.warnings if w not in cluster.warnings], quiet)
             from pysched.report.capacity import build_capacity_document

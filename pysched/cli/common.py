@@ -5,13 +5,35 @@ from __future__ import annotations
 import sys
 import traceback
 from collections.abc import Callable
-from contextvars import ContextVar
-from enum import StrEnum
-from typing import Annotated, Any, TypeVar
+from typing import TypeVar
 
 import typer
-from typer.core import TyperCommand
 
+# the option types and the what-if options live in cli/options.py; re-exported here for older imports
+from pysched.cli.options import (
+    EDIT_FLAGS as EDIT_FLAGS,
+    EDIT_HELP as EDIT_HELP,
+    AddNodeOpt as AddNodeOpt,
+    CordonOpt as CordonOpt,
+    DrainOpt as DrainOpt,
+    FailOn as FailOn,
+    LabelOpt as LabelOpt,
+    NowOpt as NowOpt,
+    Output as Output,
+    RemoveNodeOpt as RemoveNodeOpt,
+    RunCronJobsOpt as RunCronJobsOpt,
+    ScaleOpt as ScaleOpt,
+    ScenarioOpt as ScenarioOpt,
+    TableFormat as TableFormat,
+    TaintOpt as TaintOpt,
+    TieBreak as TieBreak,
+    UncordonOpt as UncordonOpt,
+    UntaintOpt as UntaintOpt,
+    Validate as Validate,
+    WhatIfCommand as WhatIfCommand,
+    edit_order as edit_order,
+    scan_edit_flags as scan_edit_flags,
+)
 from pysched.errors import InputError, PyschedError
 from pysched.framework.config import SchedulerConfig, load_config
 from pysched.framework.registry import Registry
@@ -20,37 +42,6 @@ from pysched.report.summary import Summary
 from pysched.safetext import escape_lines
 from pysched.snapshot.cluster import Cluster
 from pysched.snapshot.loader import DEFAULT_MAX_BYTES, load_snapshot
-
-
-class Output(StrEnum):
-    table = "table"
-    json = "json"
-    yaml = "yaml"
-
-
-class TableFormat(StrEnum):
-    auto = "auto"
-    rich = "rich"
-    plain = "plain"
-    github = "github"
-
-
-class FailOn(StrEnum):
-    unschedulable = "unschedulable"
-    preemption = "preemption"
-    error = "error"
-
-
-class TieBreak(StrEnum):
-    name = "name"
-    random = "random"
-
-
-class Validate(StrEnum):
-    strict = "strict"
-    warn = "warn"
-    ignore = "ignore"
-
 
 T = TypeVar("T")
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_UNSCHEDULABLE, EXIT_FAIL_ON = 0, 1, 2, 3, 4
@@ -152,90 +143,6 @@ def warn(lines: list[str], quiet: bool = False) -> None:
         return
     for line in lines:
         print(f"warning: {escape_lines(line)}", file=sys.stderr)
-
-
-# ---------------------------------------------------------------------------------------------- what-if edits
-# Edit flags are applied in the order given, across flags: the command class records that order from the raw
-# arguments before click groups the values by option.
-EDIT_FLAGS = {"--cordon": "cordon", "--uncordon": "uncordon", "--drain": "drain", "--remove-node": "remove-node",
-              "--add-node": "add-node", "--scale": "scale", "--taint": "taint", "--untaint": "untaint",
-              "--label": "label", "--scenario": "scenario"}
-
-
-def scan_edit_flags(args: list[str]) -> list[tuple[str, str]]:
-    out: list[tuple[str, str]] = []
-    i = 0
-    while i < len(args):
-        a = args[i]
-        if a == "--":
-            break
-        flag, eq, value = a.partition("=")
-        if flag in EDIT_FLAGS:
-            if eq:
-                out.append((EDIT_FLAGS[flag], value))
-            elif i + 1 < len(args):
-                out.append((EDIT_FLAGS[flag], args[i + 1]))
-                i += 1
-        i += 1
-    return out
-
-
-_EDIT_ORDER: ContextVar[list[tuple[str, str]]] = ContextVar("pysched_edit_order", default=[])  # noqa: B039
-
-
-class WhatIfCommand(TyperCommand):
-    """A command taking edit flags: their command-line order is recorded when its arguments are parsed
-    (typer calls the command without an active click context, hence a context variable)."""
-
-    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:  # typer's own click Context
-        _EDIT_ORDER.set(scan_edit_flags(list(args)))
-        return super().parse_args(ctx, args)
-
-
-def edit_order() -> list[tuple[str, str]]:
-    """The edit flags of the command being run, in command-line order."""
-    return list(_EDIT_ORDER.get())
-
-
-EDIT_HELP = {
-    "cordon": "Cordon NODE (repeatable; all edits apply in the order given, before the simulation).",
-    "uncordon": "Uncordon NODE.",
-    "drain": "Drain NODE as 'kubectl drain --ignore-daemonsets --delete-emptydir-data --force': PDBs checked, "
-             "evicted pods replaced by their controllers.",
-    "remove_node": "Remove NODE; its pods are deleted (no PDB check) and replaced by their controllers.",
-    "add_node": "Add COUNT copies (default 1) of the Node in FILE, named <name>-1..<name>-COUNT.",
-    "scale": "Scale a Deployment, ReplicaSet, ReplicationController, StatefulSet or Job (parallelism): "
-             "KIND/[NAMESPACE/]NAME=N.",
-    "taint": "Add a taint NODE=KEY[=VALUE]:EFFECT (NoExecute evicts the pods that do not tolerate it).",
-    "untaint": "Remove taints NODE=KEY[:EFFECT].",
-    "label": "Set NODE=KEY=VALUE or remove NODE=KEY- a node label.",
-    "scenario": "A YAML list of edit steps ({drain: node-7}, {scale: deployment/web/api, replicas: 30}, ...).",
-}
-_M = {"cordon": "NODE", "uncordon": "NODE", "drain": "NODE", "remove_node": "NODE", "add_node": "FILE[=COUNT]",
-      "scale": "KIND/[NS/]NAME=N", "taint": "NODE=KEY[=VALUE]:EFFECT", "untaint": "NODE=KEY[:EFFECT]",
-      "label": "NODE=KEY=VALUE|NODE=KEY-", "scenario": "FILE"}
-
-
-def _edit_option(name: str):
-    return Annotated[list[str] | None, typer.Option(f"--{name.replace('_', '-')}", metavar=_M[name],
-                                                    help=EDIT_HELP[name])]
-
-
-CordonOpt = _edit_option("cordon")
-UncordonOpt = _edit_option("uncordon")
-DrainOpt = _edit_option("drain")
-RemoveNodeOpt = _edit_option("remove_node")
-AddNodeOpt = _edit_option("add_node")
-ScaleOpt = _edit_option("scale")
-TaintOpt = _edit_option("taint")
-UntaintOpt = _edit_option("untaint")
-LabelOpt = _edit_option("label")
-ScenarioOpt = _edit_option("scenario")
-NowOpt = Annotated[str | None, typer.Option(
-    "--now", metavar="TIME", help="The simulation's now (RFC 3339): creation time of the pods created; default "
-                                  "one second after the latest timestamp of the input.")]
-RunCronJobsOpt = Annotated[bool, typer.Option(
-    "--run-cronjobs", help="Fire every CronJob now (one Job each, as its concurrencyPolicy allows).")]
 
 
 def prepare_cluster(cluster: Cluster, *, now: str | None = None, run_cronjobs: bool = False,

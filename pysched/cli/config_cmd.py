@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from pysched.cli.common import build_registry, guarded, load_scheduler_config
-from pysched.cli.plugins_cmd import PluginDirOption
+from pysched.cli.options import DebugOption, PluginDirOption
 from pysched.errors import InputError
 
 
@@ -30,7 +30,7 @@ def register(app: typer.Typer) -> None:
             "-o", "--output", metavar="FORMAT", help="yaml (with a comment on what is not modelled) or json.")
         ] = "yaml",
         plugin_dir: PluginDirOption = None,
-        debug: Annotated[bool, typer.Option("--debug", help="Tracebacks for errors.")] = False,
+        debug: DebugOption = False,
     ) -> None:
         """Print the effective configuration as kube-scheduler --write-config-to writes it: options, profiles,
         plugins with weights, every plugin's args, defaults filled in; and which options the simulation does

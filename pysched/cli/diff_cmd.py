@@ -8,26 +8,13 @@ from typing import Annotated
 import typer
 
 from pysched.cli.common import (
-    AddNodeOpt,
-    CordonOpt,
-    DrainOpt,
-    LabelOpt,
-    NowOpt,
     Output,
-    RemoveNodeOpt,
-    RunCronJobsOpt,
-    ScaleOpt,
-    ScenarioOpt,
     TableFormat,
-    TaintOpt,
     TieBreak,
-    UncordonOpt,
-    UntaintOpt,
     Validate,
     WhatIfCommand,
     build_registry,
     config_name,
-    edit_order,
     guarded,
     load_inputs,
     load_scheduler_config,
@@ -46,11 +33,13 @@ from pysched.cli.options import (
     OutputOption,
     PluginDirOption,
     QuietOption,
+    ReportOption,
     SeedOption,
     StrictOption,
     TableFormatOption,
     TieBreakOption,
     ValidateOption,
+    what_if,
 )
 from pysched.cli.output import emit, progress_bar
 from pysched.errors import InputError
@@ -87,22 +76,9 @@ def register(app: typer.Typer) -> None:
         no_color: NoColorOption = False,
         max_rows: Annotated[int, typer.Option(
             "--max-rows", metavar="N", min=0, help="Rows per table of -o table (pods, nodes); 0: all.")] = 50,
-        cordon: CordonOpt = None,
-        uncordon: UncordonOpt = None,
-        drain: DrainOpt = None,
-        remove_node: RemoveNodeOpt = None,
-        add_node: AddNodeOpt = None,
-        scale: ScaleOpt = None,
-        taint: TaintOpt = None,
-        untaint: UntaintOpt = None,
-        label: LabelOpt = None,
-        scenario: ScenarioOpt = None,
-        now: NowOpt = None,
-        run_cronjobs: RunCronJobsOpt = False,
         quiet: QuietOption = False,
         plugin_dir: PluginDirOption = None,
-        report: Annotated[str | None, typer.Option(
-            "--report", metavar="FILE", help="Also write the report as one self-contained HTML file.")] = None,
+        report: ReportOption = None,
         debug: DebugOption = False,
     ) -> None:
         """Compare two simulations: pods placed differently (with the score margin that decided them),
@@ -112,7 +88,8 @@ def register(app: typer.Typer) -> None:
         def run() -> None:
             from pysched.report.diff import build_diff, build_diff_document, diff_data
 
-            edits = edit_order()
+            wi = what_if()
+            edits = list(wi.edits)
             if edits and not snapshot_b and config_b is None:
                 names = (config_name(config_a), config_name(config_a))
             elif snapshot_b:
@@ -134,8 +111,8 @@ def register(app: typer.Typer) -> None:
                                    validate=None if strict else validate.value)
             loaded_b = load_inputs(None, snapshot_b, strict=strict, max_file_size=max_file_size,
                                    validate=None if strict else validate.value) if snapshot_b else loaded_a
-            cluster_a = prepare_cluster(loaded_a, now=now, run_cronjobs=run_cronjobs, edits=[])
-            cluster_b = prepare_cluster(loaded_b, now=now, run_cronjobs=run_cronjobs, edits=edits)
+            cluster_a = prepare_cluster(loaded_a, now=wi.now, run_cronjobs=wi.run_cronjobs, edits=[])
+            cluster_b = prepare_cluster(loaded_b, now=wi.now, run_cronjobs=wi.run_cronjobs, edits=edits)
             warn(cluster_a.warnings, quiet)
             if snapshot_b or edits:
                 warn([f"{'--snapshot-b' if snapshot_b else 'side B'}: {w}" for w in cluster_b.warnings

@@ -9,21 +9,9 @@ import typer
 
 from pysched.cli.common import (
     EXIT_UNSCHEDULABLE,
-    AddNodeOpt,
-    CordonOpt,
-    DrainOpt,
-    LabelOpt,
-    NowOpt,
     Output,
-    RemoveNodeOpt,
-    RunCronJobsOpt,
-    ScaleOpt,
-    ScenarioOpt,
     TableFormat,
-    TaintOpt,
     TieBreak,
-    UncordonOpt,
-    UntaintOpt,
     Validate,
     WhatIfCommand,
     build_registry,
@@ -53,11 +41,13 @@ from pysched.cli.options import (
     OutputOption,
     PluginDirOption,
     QuietOption,
+    ReportOption,
     SeedOption,
     StrictOption,
     TableFormatOption,
     TieBreakOption,
     ValidateOption,
+    what_if,
 )
 from pysched.cli.output import (
     PROGRESS_DELAY as PROGRESS_DELAY,
@@ -190,22 +180,9 @@ def register(app: typer.Typer) -> None:
         no_color: NoColorOption = False,
         max_rows: Annotated[int, typer.Option(
             "--max-rows", metavar="N", min=0, help="Rows per table of -o table (node groups, scores, candidates); 0: all.")] = 50,
-        cordon: CordonOpt = None,
-        uncordon: UncordonOpt = None,
-        drain: DrainOpt = None,
-        remove_node: RemoveNodeOpt = None,
-        add_node: AddNodeOpt = None,
-        scale: ScaleOpt = None,
-        taint: TaintOpt = None,
-        untaint: UntaintOpt = None,
-        label: LabelOpt = None,
-        scenario: ScenarioOpt = None,
-        now: NowOpt = None,
-        run_cronjobs: RunCronJobsOpt = False,
         quiet: QuietOption = False,
         plugin_dir: PluginDirOption = None,
-        report: Annotated[str | None, typer.Option(
-            "--report", metavar="FILE", help="Also write the report as one self-contained HTML file.")] = None,
+        report: ReportOption = None,
         debug: DebugOption = False,
     ) -> None:
         """Explain one pod: every cycle's verdict, filters, scores, preemption, and what would make it fit.
@@ -224,7 +201,8 @@ def register(app: typer.Typer) -> None:
             loaded = load_inputs(None, filename, kubeconfig=kubeconfig, context=context, quiet=quiet,
                                  strict=strict, max_file_size=max_file_size,
                                  validate=None if strict else validate.value)
-            cluster = prepare_cluster(loaded, now=now, run_cronjobs=run_cronjobs)
+            wi = what_if()
+            cluster = prepare_cluster(loaded, now=wi.now, run_cronjobs=wi.run_cronjobs)
             warn(cluster.warnings, quiet)
             cfg = effective_config(config, registry, cluster, quiet)
             try:

@@ -16,6 +16,7 @@ import typer
 
 from pysched import __version__
 from pysched.cli.common import guarded, warn
+from pysched.cli.options import ContextOption, DebugOption, LiveKubeconfigOption
 from pysched.errors import SourceError
 
 if TYPE_CHECKING:
@@ -27,8 +28,6 @@ class SnapshotFormat(StrEnum):
     json = "json"
 
 
-KUBECONFIG_HELP = "Kubeconfig file (else $KUBECONFIG, else ~/.kube/config, else in-cluster)."
-CONTEXT_HELP = "Kubeconfig context (else the current-context)."
 
 
 def progress_printer(quiet: bool = False, stream=None) -> Callable[[str, int, bool], None] | None:
@@ -78,10 +77,10 @@ def register(app: typer.Typer) -> None:
             "--format", help="yaml or json (default: json for a .json name, else yaml).")] = None,
         redact: Annotated[bool, typer.Option(
             "--redact", help="Replace env values, annotations and imagePullSecrets by placeholders.")] = False,
-        kubeconfig: Annotated[str | None, typer.Option("--kubeconfig", metavar="FILE", help=KUBECONFIG_HELP)] = None,
-        context: Annotated[str | None, typer.Option("--context", metavar="NAME", help=CONTEXT_HELP)] = None,
+        kubeconfig: LiveKubeconfigOption = None,
+        context: ContextOption = None,
         quiet: Annotated[bool, typer.Option("-q", "--quiet", help="No warnings or summary on stderr.")] = False,
-        debug: Annotated[bool, typer.Option("--debug", help="Tracebacks for errors.")] = False,
+        debug: DebugOption = False,
     ) -> None:
         """Read a live cluster (GET requests only) and write every object the scheduler reads as a
         kind: List file that `pysched simulate` and `kubectl apply -f` accept."""

@@ -1,5 +1,5 @@
 """``pysched plugins``: every registered plugin, where it comes from, what it extends and how it is
-configured; and the ``--plugin-dir`` option the commands share."""
+configured."""
 
 from __future__ import annotations
 
@@ -8,9 +8,12 @@ from typing import Annotated, Any
 
 import typer
 
-from pysched.cli.common import Output, build_registry, guarded, load_scheduler_config
-from pysched.cli.options import (  # re-exported: where the commands imported the option from before
-    PLUGIN_DIR_HELP as PLUGIN_DIR_HELP,
+from pysched.cli.common import build_registry, guarded, load_scheduler_config
+from pysched.cli.options import (
+    PLUGIN_DIR_HELP as PLUGIN_DIR_HELP,  # re-exported: where the commands imported it from before
+    DebugOption,
+    Output,
+    OutputOption,
     PluginDirOption as PluginDirOption,
 )
 from pysched.errors import InputError
@@ -70,8 +73,8 @@ def plugins_command(
                          "(default: the v1 defaults).")] = None,
     profile: Annotated[str | None, typer.Option(
         "--profile", metavar="NAME", help="The profile (schedulerName) to show; default: the first.")] = None,
-    output: Annotated[Output, typer.Option("-o", "--output", help="Output format.")] = Output.table,
-    debug: Annotated[bool, typer.Option("--debug", help="Tracebacks for errors.")] = False,
+    output: OutputOption = Output.table,
+    debug: DebugOption = False,
 ) -> None:
     """List every registered plugin: its source, extension points, score weight and where it is enabled."""
 
