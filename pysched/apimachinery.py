@@ -286,10 +286,6 @@ _QNAME_MSG = ("must consist of alphanumeric characters, '-', '_' or '.', and mus
 _LABEL_VALUE_FMT = f"({_QNAME_FMT})?"
 _LABEL_VALUE_MSG = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
                     "'.', and must start and end with an alphanumeric character")
-_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_SUB_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
-_DNS1123_SUB_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
-                    "'.', and must start and end with an alphanumeric character")
 
 
 def regex_error(msg: str, fmt: str, *examples: str) -> str:
@@ -303,13 +299,53 @@ def _max_len(n: int) -> str:
     return f"must be no more than {n} characters"
 
 
+def _length(value: str) -> int:
+    """Go's ``len`` of a string: its UTF-8 bytes."""
+    return len(value) if value.isascii() else len(value.encode())
+
+
+class NameRule:
+    """One of apimachinery's name formats (``IsDNS1123Label``, ``IsDNS1123Subdomain``, ``IsDNS1035Label``):
+    ``errors`` in upstream's words, ``error`` as one short line for snapshot warnings (the first problem,
+    the length with the actual count, the format with one example)."""
+
+    __slots__ = ("examples", "fmt", "max_len", "msg", "pattern")
+
+    def __init__(self, msg: str, fmt: str, max_len: int, *examples: str) -> None:
+        self.msg, self.fmt, self.max_len, self.examples = msg, fmt, max_len, examples
+        self.pattern = re.compile(fmt)
+
+    def errors(self, value: str) -> list[str]:
+        errs = []
+        if _length(value) > self.max_len:
+            errs.append(_max_len(self.max_len))
+        if not self.pattern.fullmatch(value):
+            errs.append(regex_error(self.msg, self.fmt, *self.examples))
+        return errs
+
+    def error(self, value: str) -> str | None:
+        n = _length(value)
+        if n > self.max_len:
+            return f"{_max_len(self.max_len)} (it has {n})"
+        if not self.pattern.fullmatch(value):
+            return f"{self.msg} (e.g. '{self.examples[0]}')"
+        return None
+
+
+_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+DNS1123_LABEL = NameRule("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
+                         "and must start and end with an alphanumeric character", _DNS1123_LABEL_FMT, 63,
+                         "my-name", "123-abc")
+DNS1123_SUBDOMAIN = NameRule("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
+                             "'-' or '.', and must start and end with an alphanumeric character",
+                             _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*", 253, "example.com")
+DNS1035_LABEL = NameRule("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with "
+                         "an alphabetic character, and end with an alphanumeric character",
+                         "[a-z]([-a-z0-9]*[a-z0-9])?", 63, "my-name", "abc-123")
+
+
 def dns1123_subdomain_errors(value: str) -> list[str]:
-    errs = []
-    if len(value.encode()) > 253:
-        errs.append(_max_len(253))
-    if not re.fullmatch(_DNS1123_SUB_FMT, value):
-        errs.append(regex_error(_DNS1123_SUB_MSG, _DNS1123_SUB_FMT, "example.com"))
-    return errs
+    return DNS1123_SUBDOMAIN.errors(value)
 
 
 def qualified_name_errors(value: str) -> list[str]:

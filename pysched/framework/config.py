@@ -37,6 +37,7 @@ from pysched.framework.plugin_args import (
     raise_all,
     required,
 )
+from pysched.model.resources import is_extended
 from pysched.snapshot import reader
 
 if TYPE_CHECKING:
@@ -535,12 +536,6 @@ def _validate_common_queue_sort(profiles: list[_Profile]) -> list[ConfigError]:
     return errs
 
 
-def _is_extended_resource_name(name: str) -> bool:
-    if "/" not in name or "kubernetes.io/" in name or name.startswith("requests."):
-        return False
-    return not pa.qualified_name_errors("requests." + name)
-
-
 def _validate_extenders(extenders: list[dict]) -> list[ConfigError]:
     errs: list[ConfigError] = []
     binders = 0
@@ -557,7 +552,7 @@ def _validate_extenders(extenders: list[dict]) -> list[ConfigError]:
             mpath = child(index(child(path, "managedResources"), j), "name")
             msgs = pa.qualified_name_errors(name)
             errs.extend(invalid(mpath, name, m) for m in msgs)
-            if not msgs and not _is_extended_resource_name(name):
+            if not msgs and not is_extended(name):
                 errs.append(invalid(mpath, name, "is an invalid extended resource name"))
             if name in managed:
                 errs.append(invalid(mpath, name, "duplicate extender managed resource name"))

@@ -5,9 +5,9 @@ A resource list maps a resource name to an amount in milli-units (see ``quantity
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
+from pysched.apimachinery import qualified_name_errors
 from pysched.model.quantity import milli_to_value
 
 CPU = "cpu"
@@ -18,7 +18,6 @@ DEFAULT_MILLI_CPU_REQUEST = 100
 DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
 NON_ZERO_DEFAULTS = {CPU: DEFAULT_MILLI_CPU_REQUEST, MEMORY: DEFAULT_MEMORY_REQUEST * 1000}
 
-_QUALIFIED = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 _scalar_cache: dict[str, bool] = {}
 _extended_cache: dict[str, bool] = {}
 
@@ -27,18 +26,9 @@ def is_extended(name: str) -> bool:
     hit = _extended_cache.get(name)
     if hit is None:
         hit = ("/" in name and "kubernetes.io/" not in name and not name.startswith("requests.")
-               and _qualified_name_ok("requests." + name))
+               and not qualified_name_errors("requests." + name))
         _extended_cache[name] = hit
     return hit
-
-
-def _qualified_name_ok(name: str) -> bool:
-    prefix, _, n = name.rpartition("/")
-    if name.count("/") > 1:
-        return False
-    if prefix and not re.match(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$", prefix):
-        return False
-    return bool(n) and len(n) <= 63 and bool(_QUALIFIED.match(n))
 
 
 def is_scalar(name: str) -> bool:

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import difflib
 import json
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from pysched.apimachinery import DNS1035_LABEL, DNS1123_LABEL, DNS1123_SUBDOMAIN
 from pysched.snapshot.kinds import CLUSTER_SCOPED
 from pysched.snapshot.reader import echo
 
@@ -209,42 +209,9 @@ def _join(path: str, key: str) -> str:
 
 # ------------------------------------------------------------------------------------------ names
 
-DNS1123_LABEL_MAX = 63
-DNS1123_SUBDOMAIN_MAX = 253
-_DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?\Z")
-_DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\Z")
-_DNS1035_LABEL = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?\Z")
-
 #: kinds whose names are DNS-1123 labels / DNS-1035 labels; all others are DNS-1123 subdomains
 LABEL_NAMED = {"Namespace"}
 DNS1035_NAMED = {"Service"}
-
-
-def dns1123_label_error(value: str) -> str | None:
-    if len(value) > DNS1123_LABEL_MAX:
-        return f"must be no more than {DNS1123_LABEL_MAX} characters (it has {len(value)})"
-    if not _DNS1123_LABEL.match(value):
-        return ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must "
-                "start and end with an alphanumeric character (e.g. 'my-name')")
-    return None
-
-
-def dns1123_subdomain_error(value: str) -> str | None:
-    if len(value) > DNS1123_SUBDOMAIN_MAX:
-        return f"must be no more than {DNS1123_SUBDOMAIN_MAX} characters (it has {len(value)})"
-    if not _DNS1123_SUBDOMAIN.match(value):
-        return ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
-                "and must start and end with an alphanumeric character (e.g. 'example.com')")
-    return None
-
-
-def dns1035_label_error(value: str) -> str | None:
-    if len(value) > DNS1123_LABEL_MAX:
-        return f"must be no more than {DNS1123_LABEL_MAX} characters (it has {len(value)})"
-    if not _DNS1035_LABEL.match(value):
-        return ("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
-                "alphabetic character, and end with an alphanumeric character (e.g. 'my-name')")
-    return None
 
 
 def name_error(kind: str, name: str) -> str | None:
@@ -252,10 +219,10 @@ def name_error(kind: str, name: str) -> str | None:
     if name in (".", "..") or "/" in name or "%" in name:
         return "may not be '.' or '..' and may not contain '/' or '%'"
     if kind in LABEL_NAMED:
-        return dns1123_label_error(name)
+        return DNS1123_LABEL.error(name)
     if kind in DNS1035_NAMED:
-        return dns1035_label_error(name)
-    return dns1123_subdomain_error(name)
+        return DNS1035_LABEL.error(name)
+    return DNS1123_SUBDOMAIN.error(name)
 
 
 def _name_issues(obj: dict, kind: str) -> Iterator[Issue]:
@@ -269,6 +236,6 @@ def _name_issues(obj: dict, kind: str) -> Iterator[Issue]:
             yield Issue("metadata.name", "metadata.name", f"invalid name {echo(name)}: {err}", False)
     ns = meta.get("namespace")
     if kind not in CLUSTER_SCOPED and isinstance(ns, str) and ns:
-        err = dns1123_label_error(ns)
+        err = DNS1123_LABEL.error(ns)
         if err:
             yield Issue("metadata.namespace", "metadata.namespace", f"invalid namespace {echo(ns)}: {err}", False)
