@@ -293,9 +293,9 @@ def test_ignored_fields_are_accepted() -> None:
                 "podMaxBackoffSeconds: 20\ndelayCacheUntilActive: true\n"
                 "extenders:\n- urlPrefix: http://x\n  filterVerb: filter\n  prioritizeVerb: prio\n  weight: 2\n"
                 "  httpTimeout: 5s\n  tlsConfig: {insecure: true}\n  managedResources: [{name: example.com/gpu}]\n")
-    assert cfg.extenders == [{"urlPrefix": "http://x", "filterVerb": "filter", "prioritizeVerb": "prio",
-                              "weight": 2, "httpTimeout": "5s", "tlsConfig": {"insecure": True},
-                              "managedResources": [{"name": "example.com/gpu"}]}]
+    assert [e.raw for e in cfg.extenders] == [{
+        "urlPrefix": "http://x", "filterVerb": "filter", "prioritizeVerb": "prio", "weight": 2, "httpTimeout": "5s",
+        "tlsConfig": {"insecure": True}, "managedResources": [{"name": "example.com/gpu"}]}]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -399,7 +399,11 @@ ERRORS: list[tuple[str, str, list[str]]] = [
     ("extenders",
      "extenders:\n- {urlPrefix: a, prioritizeVerb: p, bindVerb: b}\n"
      "- {urlPrefix: b, bindVerb: b, managedResources: [{name: cpu}, {name: example.com/x}, {name: example.com/x}]}\n",
-     ["extenders[0].weight: Invalid value: 0: must have a positive weight applied to it",
+     ['extenders[0].urlPrefix: Invalid value: "a": must be an http:// or https:// URL (pysched POSTs '
+      '<urlPrefix>/<verb> to it)',
+      "extenders[0].weight: Invalid value: 0: must have a positive weight applied to it",
+      'extenders[1].urlPrefix: Invalid value: "b": must be an http:// or https:// URL (pysched POSTs '
+      '<urlPrefix>/<verb> to it)',
       'extenders[1].managedResources[0].name: Invalid value: "cpu": is an invalid extended resource name',
       'extenders[1].managedResources[2].name: Invalid value: "example.com/x": duplicate extender managed resource '
       'name',

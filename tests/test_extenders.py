@@ -262,8 +262,9 @@ def test_fail_fast_stops_at_the_first_error(ext: FakeExtender) -> None:
 
 
 def test_ignorable_extenders_are_called_last() -> None:
-    built = build_extenders([{"urlPrefix": "http://a", "ignorable": True}, {"urlPrefix": "http://b"},
-                             {"urlPrefix": "http://c", "ignorable": True}, {"urlPrefix": "http://d"}])
+    built = build_extenders(decode_extenders([
+        {"urlPrefix": "http://a", "ignorable": True}, {"urlPrefix": "http://b"},
+        {"urlPrefix": "http://c", "ignorable": True}, {"urlPrefix": "http://d"}]))
     assert [e.name for e in built] == ["http://b", "http://d", "http://a", "http://c"]
 
 
@@ -341,7 +342,7 @@ def test_process_preemption_round_trip(ext: FakeExtender) -> None:
     state, high = _victims_state()
     ext.handlers["preempt"] = lambda body: {"NodeNameToMetaVictims": {
         "n2": {"Pods": [{"UID": "uid-low2"}], "NumPDBViolations": 0}}}
-    [extender] = build_extenders([{"urlPrefix": ext.url, "preemptVerb": "preempt"}])
+    [extender] = build_extenders(decode_extenders([{"urlPrefix": ext.url, "preemptVerb": "preempt"}]))
     victims = {n: Victims([p for p in state.get(n).pods], 0) for n in ("n1", "n2")}
     out, st = call_extenders_for_preemption([extender], high, victims, state.get)
     assert st is None
@@ -357,7 +358,8 @@ def test_process_preemption_node_cache_capable_and_errors(ext: FakeExtender) -> 
     state, high = _victims_state()
     victims = {n: Victims([p for p in state.get(n).pods], 1) for n in ("n1", "n2")}
     ext.handlers["preempt"] = lambda body: {"NodeNameToMetaVictims": {"n1": {"Pods": [{"UID": "nope"}]}}}
-    [extender] = build_extenders([{"urlPrefix": ext.url, "preemptVerb": "preempt", "nodeCacheCapable": True}])
+    [extender] = build_extenders(decode_extenders([{"urlPrefix": ext.url, "preemptVerb": "preempt",
+                                                    "nodeCacheCapable": True}]))
     out, st = call_extenders_for_preemption([extender], high, victims, state.get)
     assert st is not None and st.code.name == "Error"
     assert st.message() == (f"extender: {ext.url} claims to preempt pod (UID: &{{nope}}) on node: n1, "
@@ -369,7 +371,8 @@ def test_process_preemption_node_cache_capable_and_errors(ext: FakeExtender) -> 
                                                                       "n2": {"Pods": [{"UID": "uid-low2"}]}}}
     out, st = call_extenders_for_preemption([extender], high, victims, state.get)
     assert st is not None and st.message() == 'expected at least one victim pod on node "n1"'
-    [ignorable] = build_extenders([{"urlPrefix": ext.url, "preemptVerb": "preempt", "ignorable": True}])
+    [ignorable] = build_extenders(decode_extenders([{"urlPrefix": ext.url, "preemptVerb": "preempt",
+                                                     "ignorable": True}]))
     out, st = call_extenders_for_preemption([ignorable], high, victims, state.get)
     assert st is None and list(out) == ["n2"]
     ext.handlers["preempt"] = lambda body: (500, None)
@@ -417,9 +420,27 @@ def test_binding_extender_is_named_but_never_called(ext: FakeExtender) -> None:
 ])
 def test_bad_extender_settings(entry: dict, field: str, text: str) -> None:
     with pytest.raises(ConfigError) as info:
-        build_extenders([entry])
+        decode_extenders([entry])
     assert info.value.field == field
     assert text in info.value.detail
+
+
+@pytest.mark.parametrize(("entry", "field", "text"), [
+    ({"urlPrefix": "ftp://x"}, "extenders[0].urlPrefix", "must be an http:// or https:// URL"),
+    ({"urlPrefix": "http://x", "httpTimeout": "-1s"}, "extenders[0].httpTimeout", "must not be negative"),
+    ({"urlPrefix": "https://x", "tlsConfig": {"caFile": "/does/not/exist"}}, "extenders[0].tlsConfig",
+     "cannot set up TLS"),
+])
+def test_bad_extenders_are_refused_when_the_configuration_loads(entry: dict, field: str, text: str) -> None:
+    """Not when a simulation starts: ``plugins --config``, ``config show`` and a bad --config before any
+    snapshot is read all refuse it."""
+    with pytest.raises(ConfigError) as info:
+        config(entry)
+    assert info.value.field == field
+    assert text in info.value.detail
+    loaded = config({"urlPrefix": "http://x", "httpTimeout": "2s", "managedResources": [{"name": "example.com/x"}]})
+    [ext] = loaded.extenders
+    assert (ext.url_prefix, ext.http_timeout, ext.managed_resources[0].name) == ("http://x", 2.0, "example.com/x")
 
 
 def test_config_validation_still_applies() -> None:
@@ -434,7 +455,7 @@ def test_timeout_default_and_parsing() -> None:
 
 def test_send_decodes_json_errors(ext: FakeExtender) -> None:
     ext.handlers["v"] = lambda body: "not an object"
-    [extender] = build_extenders([{"urlPrefix": ext.url, "filterVerb": "v"}])
+    [extender] = build_extenders(decode_extenders([{"urlPrefix": ext.url, "filterVerb": "v"}]))
     state, high = _victims_state()
     with pytest.raises(ExtenderError, match="decoding the v response"):
         extender.filter(high, state.node_infos)

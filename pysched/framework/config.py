@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from pysched.errors import ConfigError
 from pysched.framework import plugin_args as pa
-from pysched.framework.extender import TLS_FIELDS
+from pysched.framework.extender import ExtenderConfig, decode_extender, extender_errors
 from pysched.framework.interface import EXTENSION_POINTS, MAX_NODE_SCORE
 from pysched.framework.plugin_args import (
     API_GROUP,
@@ -77,7 +77,7 @@ class SchedulerConfig:
     profiles: list[ProfileConfig]
     percentage_of_nodes_to_score: int = 0
     parallelism: int = 16
-    extenders: list[dict] = field(default_factory=list)
+    extenders: list[ExtenderConfig] = field(default_factory=list)
     source: str = "default"
     # the defaulted options the simulation does not act on, for ``pysched config show``
     options: dict[str, Any] = field(default_factory=dict)
@@ -122,9 +122,6 @@ _PROFILE_FIELDS = ("schedulerName", "percentageOfNodesToScore", "plugins", "plug
 _LEADER_FIELDS = ("leaderElect", "leaseDuration", "renewDeadline", "retryPeriod", "resourceLock",
                   "resourceName", "resourceNamespace")
 _CLIENT_FIELDS = ("kubeconfig", "acceptContentTypes", "contentType", "qps", "burst")
-_EXTENDER_FIELDS = ("urlPrefix", "filterVerb", "preemptVerb", "prioritizeVerb", "weight", "bindVerb",
-                    "enableHTTPS", "tlsConfig", "httpTimeout", "nodeCacheCapable", "managedResources",
-                    "ignorable")
 #: top-level fields of older API versions that v1 refuses, with what to do instead
 _REMOVED_FIELDS = {
     "healthzBindAddress": "serve health checks with kube-scheduler's --bind-address/--secure-port flags",
@@ -195,7 +192,7 @@ class _Raw:
     burst: int = 100
     leader: _LeaderElection = field(default_factory=_LeaderElection)
     profiles: list[_Profile] = field(default_factory=list)
-    extenders: list[dict] = field(default_factory=list)
+    extenders: list[ExtenderConfig] = field(default_factory=list)
 
 
 # ==================================================================================================
@@ -292,28 +289,6 @@ def _decode_client_connection(raw: Any, path: str) -> int:
     return get_int(body, "burst", path) or 100
 
 
-def _decode_extender(raw: Any, path: str) -> dict:
-    body = as_mapping(raw, path, "Extender")
-    check_fields(body, _EXTENDER_FIELDS, path)
-    for key in ("urlPrefix", "filterVerb", "preemptVerb", "prioritizeVerb", "bindVerb"):
-        get_str(body, key, path)
-    for key in ("enableHTTPS", "nodeCacheCapable", "ignorable"):
-        get_bool(body, key, path)
-    get_int(body, "weight", path, bits=64)
-    get_duration(body, "httpTimeout", path)
-    tls_path = child(path, "tlsConfig")
-    tls = as_mapping(body.get("tlsConfig"), tls_path, "ExtenderTLSConfig")
-    check_fields(tls, TLS_FIELDS, tls_path)
-    mpath = child(path, "managedResources")
-    for i, item in enumerate(as_list(body.get("managedResources"), mpath) or []):
-        p = index(mpath, i)
-        res = as_mapping(item, p, "ExtenderManagedResource")
-        check_fields(res, ("name", "ignoredByScheduler"), p)
-        get_str(res, "name", p)
-        get_bool(res, "ignoredByScheduler", p)
-    return plain(body)
-
-
 def _decode(raw: Any) -> _Raw:
     body = as_mapping(raw, "", KIND)
     _check_type_meta(body)
@@ -336,7 +311,7 @@ def _decode(raw: Any) -> _Raw:
     out.burst = _decode_client_connection(body.get("clientConnection"), "clientConnection")
     out.profiles = [_decode_profile(item, index("profiles", i))
                     for i, item in enumerate(as_list(body.get("profiles"), "profiles") or [])]
-    out.extenders = [_decode_extender(item, index("extenders", i))
+    out.extenders = [decode_extender(item, index("extenders", i))
                      for i, item in enumerate(as_list(body.get("extenders"), "extenders") or [])]
     return out
 
@@ -536,19 +511,19 @@ def _validate_common_queue_sort(profiles: list[_Profile]) -> list[ConfigError]:
     return errs
 
 
-def _validate_extenders(extenders: list[dict]) -> list[ConfigError]:
+def _validate_extenders(extenders: list[ExtenderConfig]) -> list[ConfigError]:
     errs: list[ConfigError] = []
     binders = 0
     managed: set[str] = set()
     for i, ext in enumerate(extenders):
         path = index("extenders", i)
-        weight = ext.get("weight") or 0
-        if ext.get("prioritizeVerb") and weight <= 0:
-            errs.append(invalid(child(path, "weight"), weight, "must have a positive weight applied to it"))
-        if ext.get("bindVerb"):
+        errs.extend(extender_errors(ext, path))
+        if ext.prioritize_verb and ext.weight <= 0:
+            errs.append(invalid(child(path, "weight"), ext.weight, "must have a positive weight applied to it"))
+        if ext.bind_verb:
             binders += 1
-        for j, res in enumerate(ext.get("managedResources") or []):
-            name = (res or {}).get("name") or ""
+        for j, res in enumerate(ext.managed_resources):
+            name = res.name
             mpath = child(index(child(path, "managedResources"), j), "name")
             msgs = pa.qualified_name_errors(name)
             errs.extend(invalid(mpath, name, m) for m in msgs)

@@ -84,6 +84,8 @@ class ExtenderConfig:
     http_timeout: float = DEFAULT_HTTP_TIMEOUT  # seconds
     enable_https: bool = False
     tls: ExtenderTLS | None = None
+    http_timeout_ns: int = 0  # as configured (0: not set)
+    raw: dict[str, Any] = field(default_factory=dict)  # the entry as given, for ``pysched config show``
 
 
 _FIELDS = ("urlPrefix", "filterVerb", "preemptVerb", "prioritizeVerb", "weight", "bindVerb", "enableHTTPS",
@@ -132,15 +134,16 @@ def _check_url(url: str, path: str) -> None:
 
 
 def decode_extender(raw: Any, path: str) -> ExtenderConfig:
-    """One ``extenders[i]`` entry (already strictly decoded by ``config.py``), typed and checked."""
+    """One ``extenders[i]`` entry, strictly decoded into its type (the first type error raises, as Go's
+    strict decoder does); :func:`extender_errors` checks what pysched needs of it."""
     body = pa.as_mapping(raw, path, "Extender")
     pa.check_fields(body, _FIELDS, path)
-    url = pa.get_str(body, "urlPrefix", path) or ""
-    _check_url(url, path)
+    verbs = {key: pa.get_str(body, key, path) or ""
+             for key in ("urlPrefix", "filterVerb", "preemptVerb", "prioritizeVerb", "bindVerb")}
+    flags = {key: bool(pa.get_bool(body, key, path)) for key in ("enableHTTPS", "nodeCacheCapable", "ignorable")}
+    weight = pa.get_int(body, "weight", path, bits=64) or 0
     timeout_ns = pa.get_duration(body, "httpTimeout", path) or 0
-    if timeout_ns < 0:
-        raise pa.invalid(pa.child(path, "httpTimeout"), pa.format_go_duration(timeout_ns),
-                         "must not be negative (kube-scheduler would wait for the extender forever)")
+    tls = _decode_tls(body.get("tlsConfig"), pa.child(path, "tlsConfig"))
     managed = []
     mpath = pa.child(path, "managedResources")
     for i, item in enumerate(pa.as_list(body.get("managedResources"), mpath) or []):
@@ -150,24 +153,47 @@ def decode_extender(raw: Any, path: str) -> ExtenderConfig:
         managed.append(ManagedResource(pa.get_str(res, "name", p) or "",
                                        bool(pa.get_bool(res, "ignoredByScheduler", p))))
     return ExtenderConfig(
-        url_prefix=url,
-        filter_verb=pa.get_str(body, "filterVerb", path) or "",
-        prioritize_verb=pa.get_str(body, "prioritizeVerb", path) or "",
-        preempt_verb=pa.get_str(body, "preemptVerb", path) or "",
-        bind_verb=pa.get_str(body, "bindVerb", path) or "",
-        weight=pa.get_int(body, "weight", path, bits=64) or 0,
-        node_cache_capable=bool(pa.get_bool(body, "nodeCacheCapable", path)),
+        url_prefix=verbs["urlPrefix"],
+        filter_verb=verbs["filterVerb"],
+        prioritize_verb=verbs["prioritizeVerb"],
+        preempt_verb=verbs["preemptVerb"],
+        bind_verb=verbs["bindVerb"],
+        weight=weight,
+        node_cache_capable=flags["nodeCacheCapable"],
         managed_resources=managed,
-        ignorable=bool(pa.get_bool(body, "ignorable", path)),
+        ignorable=flags["ignorable"],
         http_timeout=timeout_ns / 1e9 if timeout_ns else DEFAULT_HTTP_TIMEOUT,
-        enable_https=bool(pa.get_bool(body, "enableHTTPS", path)),
-        tls=_decode_tls(body.get("tlsConfig"), pa.child(path, "tlsConfig")),
+        http_timeout_ns=timeout_ns,
+        enable_https=flags["enableHTTPS"],
+        tls=tls,
+        raw=pa.plain(body),
     )
 
 
+def extender_errors(cfg: ExtenderConfig, path: str) -> list[ConfigError]:
+    """What pysched needs of a decoded extender before any simulation: an http(s) URL, a timeout that
+    ends, TLS settings that load (kube-scheduler builds its transports when it starts, too)."""
+    errs: list[ConfigError] = []
+    try:
+        _check_url(cfg.url_prefix, path)
+    except ConfigError as e:
+        errs.append(e)
+    if cfg.http_timeout_ns < 0:
+        errs.append(pa.invalid(pa.child(path, "httpTimeout"), pa.format_go_duration(cfg.http_timeout_ns),
+                               "must not be negative (kube-scheduler would wait for the extender forever)"))
+    if not errs and urllib.parse.urlsplit(cfg.url_prefix).scheme == "https":
+        try:
+            make_ssl_context(cfg, path)
+        except ConfigError as e:
+            errs.append(e)
+    return errs
+
+
 def decode_extenders(raw: list[Any] | None) -> list[ExtenderConfig]:
-    """Every entry of ``extenders``; errors name the field, e.g. ``extenders[0].urlPrefix``."""
-    return [decode_extender(item, pa.index("extenders", i)) for i, item in enumerate(raw or [])]
+    """Every entry of ``extenders``, decoded and checked; errors name the field, e.g. ``extenders[0].urlPrefix``."""
+    out = [decode_extender(item, pa.index("extenders", i)) for i, item in enumerate(raw or [])]
+    pa.raise_all([e for i, cfg in enumerate(out) for e in extender_errors(cfg, pa.index("extenders", i))])
+    return out
 
 
 # ==================================================================================================
@@ -508,16 +534,11 @@ def _describe_os_error(e: BaseException) -> str:
 # Building the extenders of a configuration
 
 
-def build_extenders(raw: list[Any] | None, source: str | None = None,
+def build_extenders(configs: Sequence[ExtenderConfig],
                     pod_view: Callable[[Pod], Mapping[str, Any]] | None = None) -> list[HTTPExtender]:
-    """The extenders in the order kube-scheduler calls them: as configured, the ignorable ones last."""
-    try:
-        configs = decode_extenders(raw)
-        built = [HTTPExtender(cfg, pa.index("extenders", i), pod_view) for i, cfg in enumerate(configs)]
-    except ConfigError as e:
-        if source and source != "default" and not e.file:
-            raise ConfigError(e.detail, file=source, field=e.field, line=e.line) from None
-        raise
+    """The extenders of a loaded configuration (decoded and checked at load), in the order kube-scheduler
+    calls them: as configured, the ignorable ones last."""
+    built = [HTTPExtender(cfg, pa.index("extenders", i), pod_view) for i, cfg in enumerate(configs)]
     return [e for e in built if not e.is_ignorable()] + [e for e in built if e.is_ignorable()]
 
 

@@ -112,7 +112,7 @@ def effective_config(cfg: SchedulerConfig, profile: str | None = None) -> dict:
         "profiles": [_profile(p) for p in cfg.profiles if profile is None or p.scheduler_name == profile],
     }
     if cfg.extenders:
-        out["extenders"] = cfg.extenders
+        out["extenders"] = [e.raw for e in cfg.extenders]
     return out
 
 

@@ -107,7 +107,7 @@ class Simulation:
             raise InputError(f"--tie-break must be 'name' or 'random', got {self.options.tie_break!r}")
         self.rng = random.Random(self.options.seed)
         self.state = ClusterState(cluster)
-        self.extenders = build_extenders(config.extenders, config.source, pod_view=self.state.current_pod)
+        self.extenders = build_extenders(config.extenders, pod_view=self.state.current_pod)
         ignored = ignored_extended_resources(self.extenders)
         self.waiting = WaitingPods()
         self.frameworks: dict[str, Framework] = {}
