@@ -140,3 +140,41 @@ def test_live_lists_exactly_the_marked_kinds_with_gets_only(tmp_path: Path, monk
     cluster = live.cluster_from_live(snap, validate="strict")
     for k in kinds.KINDS:
         assert count(cluster, k) == (1 if k.live is not None else 0), k.kind
+
+
+def test_live_workloads_count_the_pods_the_cluster_already_runs(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Deployments are listed live (as `kubectl get all` lists them); their running pods are counted, so a
+    live read creates nothing until an edit asks for more."""
+    live = pytest.importorskip("pysched.snapshot.live", exc_type=ImportError)
+    from pysched.controllers import ExpansionOptions, expand_cluster, parse_edit_flags
+    from tests.builders import make_node, make_pod, make_workload, owned
+    from tests.live_server import FakeApiServer
+
+    for var in ("KUBECONFIG", "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy",
+                "NO_PROXY", "no_proxy", "KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT"):
+        monkeypatch.delenv(var, raising=False)
+    d = make_workload("Deployment", "api", spec={"replicas": 2})
+    t = json.loads(json.dumps(d["spec"]["template"]))
+    t["metadata"]["labels"]["pod-template-hash"] = "abc"
+    rs = make_workload("ReplicaSet", "api-abc", template=t, owner=("Deployment", "api"), spec={"replicas": 2})
+    pods = [owned(make_pod(f"api-abc-{i}").node_name("n1"), "ReplicaSet", "api-abc").obj() for i in (1, 2)]
+    for p in pods:
+        p["metadata"]["labels"] = dict(t["metadata"]["labels"])
+    node = make_node("n1").alloc(cpu="4", memory="8Gi", pods="110").obj()
+    with FakeApiServer([node, d, rs, *pods], tokens={"t0k3n": "alice"}) as srv:
+        kc = tmp_path / "kubeconfig"
+        kc.write_text(yaml.safe_dump({
+            "apiVersion": "v1", "kind": "Config", "current-context": "c",
+            "clusters": [{"name": "c", "cluster": {"server": srv.url}}],
+            "contexts": [{"name": "c", "context": {"cluster": "c", "user": "u"}}],
+            "users": [{"name": "u", "user": {"token": "t0k3n"}}]}))
+        snap = live.read_live(str(kc), None)
+        assert {r.method for r in srv.requests} == {"GET"}
+    cluster = live.cluster_from_live(snap, validate="warn")
+    assert [w.meta.name for w in cluster.workloads["Deployment"]] == ["api"]
+    opts = ExpansionOptions(now="2025-03-01T09:00:00Z")
+    same = expand_cluster(cluster, parse_edit_flags([]), opts)
+    assert not same.expansion.created  # type: ignore[attr-defined]
+    more = expand_cluster(cluster, parse_edit_flags([("scale", "deployment/default/api=3")]), opts)
+    assert len(more.expansion.created) == 1  # type: ignore[attr-defined]

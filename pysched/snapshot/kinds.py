@@ -166,13 +166,14 @@ KINDS: tuple[KindSpec, ...] = (
              _OPTIONAL),
     KindSpec("ResourceClaimTemplate", (DRA_API_VERSION,), "resourceclaimtemplates", True, parse_claim_template,
              "dra.templates", _OPTIONAL, _claim_template),
-    # read from files only: a live cluster already holds the pods these controllers created
-    _workload_kind("Deployment", "apps/v1", "deployments", None, True),
-    _workload_kind("DaemonSet", "apps/v1", "daemonsets", None, True),
-    _workload_kind("Job", "batch/v1", "jobs", None, True),
-    _workload_kind("CronJob", "batch/v1", "cronjobs", None, True),
+    # listed live as `kubectl get all` lists them: the controllers count the pods a live cluster already
+    # holds (owner references, a Job's status), so only --scale, --add-node, --drain ... create new ones
+    _workload_kind("Deployment", "apps/v1", "deployments", _OPTIONAL, True),
+    _workload_kind("DaemonSet", "apps/v1", "daemonsets", _OPTIONAL, True),
+    _workload_kind("Job", "batch/v1", "jobs", _OPTIONAL, True),
+    _workload_kind("CronJob", "batch/v1", "cronjobs", _OPTIONAL, True),
     # LimitRanges feed admission of the pods the controllers create
-    KindSpec("LimitRange", ("v1",), "limitranges", True, parse_limit_range, "limit_ranges"),
+    KindSpec("LimitRange", ("v1",), "limitranges", True, parse_limit_range, "limit_ranges", _OPTIONAL),
 )
 
 BY_KIND: dict[str, KindSpec] = {k.kind: k for k in KINDS}
