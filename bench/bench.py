@@ -22,7 +22,15 @@ Workloads (``--workload``, repeatable; default ``basic mixed``; ``all`` = every 
 Each workload is written as block-style YAML (``kind: List`` as ``kubectl get -o yaml`` prints it) and as
 a JSON ``List`` (``--formats``). ``--perf`` also times the two snapshots of ``../shared/perf``, from their
 gzip YAML stream of JSON documents and from block YAML. ``--scaling`` adds SchedulingBasic at 1k, 2k,
-5k, 10k and 15k nodes (1,000 pending pods each) and the load of a 4x larger basic file.
+5k, 10k and 15k nodes (1,000 pending pods each) and the load of a 4x larger basic file; its rows add the
+nodes examined over all cycles (the sum of each cycle's Filter window, i.e. pods x nodes examined), the
+scheduling CPU seconds (user+sys of the child) and the CPU microseconds per examined node, so linearity
+in pods x nodes examined reads as a constant last column.
+
+The full table (what the issue's closing note reports) is one run of
+``python bench/bench.py --workload all --perf --scaling --explain`` on a quiet machine: it writes every
+family at full size (15,000 nodes for DaemonSetScale) and takes about an hour; ``--scale 0.1`` gives a
+quick look at the same rows.
 
 Every row runs ``pysched`` in a fresh process with default options (adaptive percentageOfNodesToScore,
 rotating start index): load the file, simulate every pending pod, report load and scheduling time and
@@ -60,10 +68,13 @@ mode = sys.argv[2] if len(sys.argv) > 2 else "schedule"
 t1 = time.perf_counter()
 cluster = load_snapshot([sys.argv[1]])
 t2 = time.perf_counter()
-out = {"import_s": t1 - t0, "load_s": t2 - t1, "schedule_s": None, "cycles": None, "bound": None, "explain_s": None}
+c2 = time.process_time()
+out = {"import_s": t1 - t0, "load_s": t2 - t1, "schedule_s": None, "cycles": None, "bound": None, "explain_s": None,
+       "schedule_cpu_s": None, "examined": None}
 if mode != "load":
     res = Simulation(cluster, cfg, reg, SimulationOptions()).run()
-    out.update(schedule_s=time.perf_counter() - t2, cycles=len(res.cycles), bound=len(res.bindings))
+    out.update(schedule_s=time.perf_counter() - t2, cycles=len(res.cycles), bound=len(res.bindings),
+               schedule_cpu_s=time.process_time() - c2, examined=sum(c.evaluated_nodes for c in res.cycles))
 if mode == "explain":
     from pysched.report.explain import build_explain_document
     from pysched.scheduler.whatif import explain_pod
@@ -485,7 +496,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workload", action="append", help="basic, mixed, dra, a scheduler_perf family, or all")
     ap.add_argument("--formats", default="yaml,json", help="comma-separated: yaml (block style), json (List)")
-    ap.add_argument("--scale", type=float, default=1.0, help="multiply the scheduler_perf sizes")
+    ap.add_argument("--scale", type=float, default=1.0, help="multiply the scheduler_perf and --scaling sizes")
     ap.add_argument("--nodes", type=int, default=5000, help="basic/mixed/dra: nodes")
     ap.add_argument("--pods", type=int, default=10000, help="basic/mixed/dra: pending pods")
     ap.add_argument("--running", type=int, default=1247, help="basic/mixed/dra: pods already bound")
@@ -519,15 +530,23 @@ def main() -> None:
     if args.perf:
         perf_snapshots(folder, args.explain)
     if args.scaling:
-        for nodes in (1000, 2000, 5000, 10000, 15000):
-            items = _family(nodes, nodes // 5, 1000)
-            bench("SchedulingBasic/scaling", nodes, 1000,
-                  [(formats[0], write(items, os.path.join(folder, f"scaling-{nodes}"), formats[0]))], False)
+        print(f"{'scaling':32} {'nodes':>6} {'pods':>6} {'examined':>10} {'sched CPU s':>11} {'us/examined':>11}",
+              flush=True)
+        measured = max(1, round(1000 * args.scale))
+        for full in (1000, 2000, 5000, 10000, 15000):
+            nodes = max(1, round(full * args.scale))
+            items = _family(nodes, nodes // 5, measured)
+            r = child(write(items, os.path.join(folder, f"scaling-{nodes}"), formats[0]), "schedule")
+            print(f"{'SchedulingBasic/scaling':32} {nodes:6d} {measured:6d} {r['examined']:10d} "
+                  f"{r['schedule_cpu_s']:11.2f} {1e6 * r['schedule_cpu_s'] / max(r['examined'], 1):11.3f}",
+                  flush=True)
         for factor in (1, 4):  # linear loading: a 4x larger file must load in at most 5x the time
-            items = generate("basic", 1250 * factor, 2500 * factor, 300 * factor, args.seed)
+            base_nodes = max(1, round(1250 * args.scale))
+            items = generate("basic", base_nodes * factor, 2 * base_nodes * factor, base_nodes * factor // 4, args.seed)
             path = write(items, os.path.join(folder, f"linear-{factor}x"), formats[0])
             r = child(path, "load")
-            print(f"{'load-linearity ' + str(factor) + 'x':32} {1250 * factor:6d} {2800 * factor:6d} {formats[0]:12} "
+            print(f"{'load-linearity ' + str(factor) + 'x':32} {base_nodes * factor:6d} "
+                  f"{2 * base_nodes * factor + base_nodes * factor // 4:6d} {formats[0]:12} "
                   f"{r['load_s']:7.2f}", flush=True)
 
 

@@ -40,3 +40,19 @@ def test_scheduler_perf_families_run(tmp_path: Path) -> None:
                      "SchedulingCSIPVs", "DaemonSetScale"]
     for row in rows:
         assert int(row[9]) == int(row[2]), row  # every measured pod is placed (preemption included)
+
+
+def test_scaling_curve_reports_examined_nodes_and_cpu(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, str(BENCH), "--scaling", "--scale", "0.07", "--formats", "json",
+                           "--keep", str(tmp_path)], capture_output=True, text=True, check=False, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.strip().splitlines()
+    head = lines.index(next(line for line in lines if line.startswith("scaling")))
+    assert lines[head].split() == ["scaling", "nodes", "pods", "examined", "sched", "CPU", "s", "us/examined"]
+    rows = [line.split() for line in lines[head + 1:head + 6]]
+    assert [int(r[1]) for r in rows] == [70, 140, 350, 700, 1050]
+    for r in rows:
+        assert r[0] == "SchedulingBasic/scaling" and int(r[2]) == 70
+        assert int(r[3]) >= 70  # every cycle examined at least one node
+        assert float(r[4]) > 0 and float(r[5]) > 0
+    assert [line.split()[0] for line in lines[head + 6:]] == ["load-linearity", "load-linearity"]
