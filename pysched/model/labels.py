@@ -81,12 +81,19 @@ class Requirement:
 
 
 def _parse_int64(text: str) -> int:
-    if not re.fullmatch(r"[+-]?\d+", text):
-        raise ValueError(text)
-    n = int(text)
-    if not -(2**63) <= n < 2**63:
-        raise ValueError(text)
+    n = _INT64.get(text)
+    if n is None:
+        if not re.fullmatch(r"[+-]?\d+", text):
+            raise ValueError(text)
+        n = int(text)
+        if not -(2**63) <= n < 2**63:
+            raise ValueError(text)
+        if len(_INT64) < 65536:  # node label values and selector operands: few distinct words
+            _INT64[text] = n
     return n
+
+
+_INT64: dict[str, int] = {}
 
 
 _LABEL_OPS = {"In", "NotIn", "Exists", "DoesNotExist"}

@@ -24,6 +24,9 @@ from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
+from pysched.framework.batch import BatchVerdict, template_statuses
 from pysched.framework.cycle_state import CycleState, StateData
 from pysched.framework.interface import (
     MAX_NODE_SCORE,
@@ -39,6 +42,8 @@ from pysched.framework.status import Code, Status
 from pysched.model.objects import AffinityTerm, Pod
 from pysched.plugins.helper import decode_plugin_args
 from pysched.plugins.podtopologyspread import NodeValueCache, selector_key
+from pysched.plugins.topology_arrays import TopologyArrays, topology_arrays
+from pysched.snapshot.columns import NodeColumns, feasible_rows
 from pysched.snapshot.nodeinfo import NodeInfo
 
 NAME = "InterPodAffinity"
@@ -398,6 +403,85 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             return Status.unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
         return None
 
+    # ------------------------------------------------------------------ array forms (batched path)
+    def batch_filter(self, state: CycleState, pod: Pod, cols: NodeColumns) -> BatchVerdict | None:
+        """``filter`` on every node row at once: PreFilter's (topology key, value) counts looked up through
+        each key's domain index."""
+        s = state.read(PRE_FILTER_STATE_KEY)
+        if not isinstance(s, PreFilterState):
+            return None
+        topo = topology_arrays(cols)
+        n = cols.n
+        reason = np.zeros(n, dtype=np.int8)  # 0 passes, 1 affinity, 2 anti-affinity, 3 existing anti-affinity
+        if s.required_affinity:
+            has_all = np.ones(n, dtype=bool)
+            exist = np.ones(n, dtype=bool)
+            for t in s.required_affinity:
+                d = topo.domains(t.topology_key)
+                has_all &= d.has
+                exist &= _positive_at(topo, s.affinity_counts, t.topology_key)
+            if not s.affinity_counts and pod_matches_all_terms(s.required_affinity, s.pod):  # type: ignore[arg-type]
+                exist[:] = True
+            reason[~(has_all & exist)] = 1
+        if s.anti_affinity_counts and s.required_anti:
+            bad = np.zeros(n, dtype=bool)
+            for t in s.required_anti:
+                bad |= _positive_at(topo, s.anti_affinity_counts, t.topology_key)
+            reason[(reason == 0) & bad] = 2
+        if s.existing_anti_affinity_counts:
+            bad = np.zeros(n, dtype=bool)
+            for k in {k for k, _ in s.existing_anti_affinity_counts}:
+                bad |= _positive_at(topo, s.existing_anti_affinity_counts, k)
+            reason[(reason == 0) & bad] = 3
+
+        cache: dict[int, Status] = {}
+
+        def statuses_of(rows: np.ndarray) -> list[Status]:
+            return template_statuses(reason[rows], _affinity_status, cache)
+
+        return BatchVerdict(reason == 0, statuses_of)
+
+    def batch_score(self, state: CycleState, pod: Pod, cols: NodeColumns, rows: np.ndarray) -> np.ndarray | None:
+        """``score`` of ``rows`` at once: each key's summed weights per domain, looked up per row."""
+        s = state.read(PRE_SCORE_STATE_KEY)
+        if not isinstance(s, PreScoreState):
+            return None
+        topo = topology_arrays(cols)
+        out = np.zeros(len(rows), dtype=np.int64)
+        for tk, values in s.topology_score.items():
+            d = topo.domains(tk)
+            w = np.zeros(d.size + 1, dtype=np.int64)  # the last slot: nodes without the key
+            index = d.index
+            for tv, v in values.items():
+                code = index.get(tv)
+                if code is not None:
+                    w[code] = v
+            out += w[np.where(d.has, d.codes, d.size)[rows]]
+        return out
+
+    def score_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> tuple[list[int], Status | None]:
+        hit = feasible_rows(state, nodes)
+        values = self.batch_score(state, pod, hit[0], hit[1]) if hit is not None else None
+        if values is not None:
+            return values.tolist(), None
+        return ScorePlugin.score_nodes(self, state, pod, nodes)
+
+    def batch_normalize(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
+        """``normalize_score`` on an array of raw scores (batched path): the same float scaling, truncated."""
+        arr = np.asarray(scores, dtype=np.int64)
+        s = state.read(PRE_SCORE_STATE_KEY)
+        if not isinstance(s, PreScoreState) or not s.topology_score or not len(arr):
+            return arr
+        lo = int(arr.min())
+        diff = int(arr.max()) - lo
+        if diff <= 0:
+            return np.zeros(len(arr), dtype=np.int64)
+        f = float(MAX_NODE_SCORE) * ((arr - lo).astype(np.float64) / float(diff))
+        return f.astype(np.int64)
+
+    def normalize_values(self, state: CycleState, pod: Pod, values: list[int]) -> list[int]:
+        return self.batch_normalize(state, pod, np.asarray(values, dtype=np.int64)).tolist()
+
     # ------------------------------------------------------------------ PreScore / Score
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         aff = pod.affinity
@@ -555,6 +639,27 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
                 f = float(MAX_NODE_SCORE) * (float(ns.score - lo) / float(diff))
             ns.score = int(f)
         return None
+
+
+def _affinity_status(kind: int) -> Status:
+    if kind == 1:
+        return Status.unresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH)
+    if kind == 2:
+        return Status.unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH)
+    return Status.unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
+
+
+def _positive_at(topo: TopologyArrays, counts: dict[TopologyPair, int], key: str) -> np.ndarray:
+    """Per node row: the node has ``key`` and its (key, value) count is positive."""
+    d = topo.domains(key)
+    pos = np.zeros(d.size + 1, dtype=bool)  # the last slot: nodes without the key
+    index = d.index
+    for (k, v), n in counts.items():
+        if k == key and n > 0:
+            code = index.get(v)
+            if code is not None:
+                pos[code] = True
+    return pos[np.where(d.has, d.codes, d.size)]
 
 
 def _satisfy_pod_affinity(s: PreFilterState, labels: Mapping[str, str]) -> bool:

@@ -21,9 +21,12 @@ import math
 import struct
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
+from pysched.framework.batch import BatchVerdict, template_statuses
 from pysched.framework.cycle_state import CycleState, StateData
 from pysched.framework.interface import (
     MAX_NODE_SCORE,
@@ -44,11 +47,15 @@ from pysched.plugins.helper import (
     go_round as round_half_away,  # Go's math.Round, one implementation
     pod_matches_node_selector_and_affinity,
 )
+from pysched.plugins.topology_arrays import Domains, TopologyArrays, go_round_array, topology_arrays
+from pysched.snapshot.cluster import ClusterState
+from pysched.snapshot.columns import NodeColumns, columns_for, feasible_rows
 from pysched.snapshot.nodeinfo import NodeInfo
 
 NAME = "PodTopologySpread"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
+IGNORED_KEY = PRE_SCORE_STATE_KEY + "/ignored"  # batched: the scored nodes' ignored flags, for normalization
 
 ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
 ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
@@ -384,6 +391,19 @@ class _DomainCounts:
         self.contrib[name] = entries
 
 
+def _spread_status(kind: int) -> Status:
+    if kind == 1:
+        return Status.unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH)
+    return Status.unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH)
+
+
+def _required_sig(sel: Any) -> Hashable:
+    """What ``NodeSelector.matches`` reads of a required node affinity, as a hashable value."""
+    if sel is None:
+        return None
+    return repr(tuple((t.expressions, t.fields, t.valid) for t in sel.terms))
+
+
 def _eligibility_signature(pod: Pod, elig: _Eligibility) -> Hashable:
     """What the node-inclusion policies read of the pod, as a hashable value."""
     aff: Hashable = None
@@ -397,28 +417,142 @@ def _eligibility_signature(pod: Pod, elig: _Eligibility) -> Hashable:
     return aff, taints
 
 
-@dataclass(slots=True)
+class SpreadArrays:
+    """One hard constraint's PreFilter counts as arrays (batched path): matching pods per domain of its
+    topology key over the eligible nodes that carry every constraint's key."""
+
+    __slots__ = ("domains", "eligible", "min_count", "n_present", "present", "tp")
+
+    def __init__(self, domains: Domains, eligible: np.ndarray, tp: np.ndarray, present: np.ndarray) -> None:
+        self.domains = domains
+        self.eligible = eligible  # bool per node row: counted (has every key, passes the policies)
+        self.tp = tp  # int64 per domain code: matching pods (0 for domains without an eligible node)
+        self.present = present  # bool per domain code: the domain is in the map (an eligible node has it)
+        self.n_present = int(present.sum())
+        self.min_count = int(tp[present].min()) if self.n_present else MAX_INT32
+
+    def to_dict(self) -> dict[str, int]:
+        """The map as the per-node path builds it: domains in order of their first eligible node."""
+        rows = np.flatnonzero(self.eligible)
+        if not len(rows):
+            return {}
+        uniq, first = np.unique(self.domains.codes[rows], return_index=True)
+        values, tp = self.domains.values, self.tp
+        return {values[c]: int(tp[c]) for c in uniq[np.argsort(first, kind="stable")].tolist()}
+
+
 class PreFilterState(StateData):
-    constraints: list[Constraint] = field(default_factory=list)
-    critical_paths: list[CriticalPaths] = field(default_factory=list)
-    tp_value_to_match_num: list[dict[str, int]] = field(default_factory=list)
+    """PreFilter's counts per constraint. On the batched path they are arrays (``arrays``) and the maps
+    and critical paths are built only when something reads them; AddPod/RemovePod (preemption, nominated
+    pods) work on the maps and drop the arrays."""
+
+    __slots__ = ("_paths", "_tp", "arrays", "constraints")
+
+    def __init__(self, constraints: list[Constraint] | None = None, critical_paths: list[CriticalPaths] | None = None,
+                 tp_value_to_match_num: list[dict[str, int]] | None = None,
+                 arrays: list[SpreadArrays] | None = None) -> None:
+        self.constraints = constraints if constraints is not None else []
+        self._paths = critical_paths
+        self._tp = tp_value_to_match_num
+        self.arrays = arrays
+
+    def _materialize(self) -> None:
+        if self._tp is None:
+            assert self.arrays is not None
+            self._tp = [a.to_dict() for a in self.arrays]
+            paths = []
+            for m in self._tp:
+                p = CriticalPaths()
+                for value, num in m.items():
+                    p.update(value, num)
+                paths.append(p)
+            self._paths = paths
+
+    @property
+    def tp_value_to_match_num(self) -> list[dict[str, int]]:
+        self._materialize()
+        assert self._tp is not None
+        return self._tp
+
+    @property
+    def critical_paths(self) -> list[CriticalPaths]:
+        self._materialize()
+        assert self._paths is not None
+        return self._paths
 
     def min_match_num(self, i: int, min_domains: int) -> int:
+        if self._tp is None and self.arrays is not None:
+            a = self.arrays[i]
+            return 0 if a.n_present < min_domains else a.min_count
         if len(self.tp_value_to_match_num[i]) < min_domains:
             return 0
         return self.critical_paths[i].n0
 
+    def match_num(self, i: int, value: str) -> int:
+        if self._tp is None and self.arrays is not None:
+            a = self.arrays[i]
+            code = a.domains.index.get(value)
+            return 0 if code is None else int(a.tp[code])
+        return self.tp_value_to_match_num[i].get(value, 0)
+
+    def mutable(self) -> PreFilterState:
+        """Before AddPod/RemovePod change the maps: the arrays no longer describe them."""
+        self._materialize()
+        self.arrays = None
+        return self
+
     def clone(self) -> PreFilterState:
+        if self._tp is None:
+            return PreFilterState(self.constraints, None, None, self.arrays)
         return PreFilterState(self.constraints, [p.copy() for p in self.critical_paths],
-                              [dict(m) for m in self.tp_value_to_match_num])
+                              [dict(m) for m in self.tp_value_to_match_num], self.arrays)
+
+    def __repr__(self) -> str:
+        return f"PreFilterState(constraints={self.constraints!r})"
 
 
-@dataclass(slots=True)
 class PreScoreState(StateData):
-    constraints: list[Constraint] = field(default_factory=list)
-    ignored_nodes: set[str] = field(default_factory=set)
-    topology_value_to_pod_counts: list[dict[str, int]] = field(default_factory=list)
-    topology_normalizing_weight: list[float] = field(default_factory=list)
+    """PreScore's counts. On the batched path (``rows`` set) the per-node maps are built only when
+    something reads them."""
+
+    __slots__ = ("_counts", "_ignored", "arrays", "constraints", "names", "rows", "topology_normalizing_weight")
+
+    def __init__(self, constraints: list[Constraint] | None = None) -> None:
+        self.constraints = constraints if constraints is not None else []
+        self._ignored: set[str] | None = set()
+        self._counts: list[dict[str, int]] | None = []
+        self.topology_normalizing_weight: list[float] = []
+        self.rows: np.ndarray | None = None  # batched: the rows PreScore saw, their ignored flags, and
+        self.names: list[str] = []
+        # per constraint (domains, counts per code with absent domains 0 or None for hostname, codes)
+        self.arrays: tuple[np.ndarray, list[tuple[Domains, np.ndarray | None]]] | None = None
+
+    @property
+    def ignored_nodes(self) -> set[str]:
+        if self._ignored is None:
+            assert self.arrays is not None
+            ignored = self.arrays[0]
+            self._ignored = {self.names[k] for k in np.flatnonzero(ignored).tolist()}
+        return self._ignored
+
+    @property
+    def topology_value_to_pod_counts(self) -> list[dict[str, int]]:
+        if self._counts is None:
+            assert self.arrays is not None
+            out = []
+            for d, counts in self.arrays[1]:
+                m: dict[str, int] = {}
+                if counts is not None:
+                    values = d.values
+                    for code in np.flatnonzero(counts >= 0).tolist():
+                        m[values[code] if code < len(values) else ""] = int(counts[code])
+                out.append(m)
+            self._counts = out
+        return self._counts
+
+    @topology_value_to_pod_counts.setter
+    def topology_value_to_pod_counts(self, value: list[dict[str, int]]) -> None:
+        self._counts = value
 
     def clone(self) -> PreScoreState:
         return self  # never mutated after PreScore
@@ -578,16 +712,7 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
     def compute_pre_filter_state(self, pod: Pod, constraints: list[Constraint],
                                  nodes: list[NodeInfo]) -> PreFilterState:
         if self.handle is not None and self.handle.batched and nodes is self.handle.snapshot.node_infos:
-            tp_all = self._domain_counts(pod, constraints, require_all=True, skip_host=False)
-            if tp_all is not None:
-                tp_copy = [dict(m) for m in tp_all]
-                paths = []
-                for m in tp_copy:
-                    p = CriticalPaths()
-                    for value, num in m.items():
-                        p.update(value, num)
-                    paths.append(p)
-                return PreFilterState(constraints, paths, tp_copy)
+            return self._pre_filter_arrays(pod, constraints)
         n = len(constraints)
         tp: list[dict[str, int]] = [{} for _ in range(n)]
         elig = _Eligibility(pod, constraints)
@@ -614,9 +739,188 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
             paths.append(p)
         return PreFilterState(constraints, paths, tp)
 
+    # ------------------------------------------------------------------ array forms (batched path)
+    def _arrays(self) -> tuple[ClusterState, TopologyArrays]:
+        cluster = self.handle.snapshot  # type: ignore[union-attr]
+        return cluster, topology_arrays(columns_for(cluster))
+
+    def _eligible_masks(self, topo: TopologyArrays, pod: Pod, elig: _Eligibility,
+                        c: Constraint) -> np.ndarray | None:
+        """nodeAffinityPolicy / nodeTaintsPolicy of ``c`` as one mask over the node rows (None: every node)."""
+        mask = None
+        if elig.need_affinity and c.node_affinity_honor:
+            sig = ("node-affinity", tuple(sorted((pod.node_selector or {}).items())),
+                   _required_sig(pod.node_affinity_required))
+            mask = topo.node_mask(sig, lambda ni: pod_matches_node_selector_and_affinity(
+                pod, ni.node.labels, ni.name))  # type: ignore[attr-defined]
+        if elig.need_taints and c.node_taints_honor:
+            tols = pod.tolerations
+            taints = topo.node_mask(("taints", tols), lambda ni: not ni.node.taints  # type: ignore[attr-defined]
+                                    or find_untolerated_taint(ni.node.taints, tols) is None)  # type: ignore[attr-defined]
+            mask = taints if mask is None else mask & taints
+        return mask
+
+    def _pre_filter_arrays(self, pod: Pod, constraints: list[Constraint]) -> PreFilterState:
+        cluster, topo = self._arrays()
+        doms = [topo.domains(c.topology_key) for c in constraints]
+        has_all = doms[0].has
+        for d in doms[1:]:
+            has_all = has_all & d.has
+        elig = _Eligibility(pod, constraints)
+        arrays = []
+        for c, d in zip(constraints, doms, strict=True):
+            m = has_all
+            extra = self._eligible_masks(topo, pod, elig, c)
+            if extra is not None:
+                m = m & extra
+            codes = d.codes[m]
+            present = np.bincount(codes, minlength=d.size) > 0
+            if c.selector.empty or c.selector.nothing:
+                tp = np.zeros(d.size, dtype=np.int64)
+            else:
+                cnt = topo.match_counts(cluster, c.selector, pod.namespace, selector_key(c.selector))
+                tp = np.bincount(codes, weights=cnt[m], minlength=d.size).astype(np.int64)
+            arrays.append(SpreadArrays(d, m, tp, present))
+        return PreFilterState(constraints, None, None, arrays)
+
+    def batch_filter(self, state: CycleState, pod: Pod, cols: NodeColumns) -> BatchVerdict | None:
+        """``filter`` on every node row at once, from PreFilter's arrays."""
+        s = state.read(PRE_FILTER_STATE_KEY)
+        if not isinstance(s, PreFilterState) or s.arrays is None or not s.constraints:
+            return None
+        arrays = s.arrays
+        if arrays[0].domains.codes.shape[0] != cols.n:
+            return None
+        reason = np.zeros(cols.n, dtype=np.int8)  # 0 passes, 1 missing label, 2 skew
+        pod_labels = pod.labels
+        for i, (c, a) in enumerate(zip(s.constraints, arrays, strict=True)):
+            codes = a.domains.codes
+            missing = ~a.domains.has
+            open_ = reason == 0
+            reason[open_ & missing] = 1
+            if a.domains.size == 0:
+                continue
+            self_match = 1 if c.selector.matches(pod_labels) else 0
+            limit = c.max_skew + s.min_match_num(i, c.min_domains) - self_match
+            over = a.tp[np.where(missing, 0, codes)] > limit
+            reason[open_ & ~missing & over] = 2
+
+        cache: dict[int, Status] = {}
+
+        def statuses_of(rows: np.ndarray) -> list[Status]:
+            return template_statuses(reason[rows], _spread_status, cache)
+
+        return BatchVerdict(reason == 0, statuses_of)
+
+    def _pre_score_arrays(self, pod: Pod, constraints: list[Constraint], require_all: bool,
+                          nodes: list[NodeInfo], rows: np.ndarray) -> PreScoreState:
+        """PreScore on the feasible rows as arrays: the same sizes, weights and counts as the maps."""
+        cluster, topo = self._arrays()
+        s = PreScoreState(constraints)
+        doms = [topo.domains(c.topology_key) for c in constraints]
+        has_all = np.ones(topo.cols.n, dtype=bool)
+        if require_all:
+            for d in doms:
+                has_all = has_all & d.has
+        ignored = ~has_all[rows]
+        kept = rows[~ignored]
+        n_ignored = int(ignored.sum())
+        elig = _Eligibility(pod, constraints)
+        weights: list[float] = []
+        per: list[tuple[Domains, np.ndarray | None]] = []
+        for c, d in zip(constraints, doms, strict=True):
+            if c.topology_key == LABEL_HOSTNAME:
+                weights.append(go_log(float(len(nodes) - n_ignored + 2)))
+                per.append((d, None))
+                continue
+            codes, ncodes = d.codes_or_empty()
+            present = np.bincount(codes[kept], minlength=ncodes) > 0
+            weights.append(go_log(float(int(present.sum()) + 2)))
+            counts = np.full(ncodes, -1, dtype=np.int64)
+            if present.any():
+                m = has_all
+                extra = self._eligible_masks(topo, pod, elig, c)
+                if extra is not None:
+                    m = m & extra
+                if c.selector.empty or c.selector.nothing:
+                    tot = np.zeros(ncodes, dtype=np.int64)
+                else:
+                    cnt = topo.match_counts(cluster, c.selector, pod.namespace, selector_key(c.selector))
+                    tot = np.bincount(codes[m], weights=cnt[m], minlength=ncodes).astype(np.int64)
+                counts[present] = tot[present]
+            per.append((d, counts))
+        s.topology_normalizing_weight = weights
+        s.rows = rows
+        s.names = [ni.name for ni in nodes]
+        s.arrays = (ignored, per)
+        s._ignored = None
+        s._counts = None
+        return s
+
+    def batch_score(self, state: CycleState, pod: Pod, cols: NodeColumns, rows: np.ndarray) -> np.ndarray | None:
+        """``score`` of the rows ``rows`` at once (the rows PreScore saw; else None)."""
+        s = state.read(PRE_SCORE_STATE_KEY)
+        if not isinstance(s, PreScoreState) or s.arrays is None or s.rows is None:
+            return None
+        if s.rows is not rows and not np.array_equal(s.rows, rows):
+            return None
+        ignored, per = s.arrays
+        cluster, topo = self._arrays()
+        acc = np.zeros(len(rows), dtype=np.float64)
+        for c, (d, counts), w in zip(s.constraints, per, s.topology_normalizing_weight, strict=True):
+            has = d.has[rows]
+            if counts is None:  # hostname: the node's own matching pods
+                if c.selector.empty or c.selector.nothing:
+                    cnt = np.zeros(len(rows), dtype=np.int64)
+                else:
+                    cnt = topo.match_counts(cluster, c.selector, pod.namespace, selector_key(c.selector))[rows]
+            else:
+                codes, _ = d.codes_or_empty()
+                cnt = np.maximum(counts[codes[rows]], 0)
+            acc = np.where(has, acc + (cnt.astype(np.float64) * w + float(c.max_skew - 1)), acc)
+        out = go_round_array(acc)
+        out[ignored] = 0
+        state.write(IGNORED_KEY, ignored)
+        return out
+
+    def score_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> tuple[list[int], Status | None]:
+        hit = feasible_rows(state, nodes)
+        values = self.batch_score(state, pod, hit[0], hit[1]) if hit is not None else None
+        if values is not None:
+            return values.tolist(), None
+        out, st = ScorePlugin.score_nodes(self, state, pod, nodes)
+        s = state.read(PRE_SCORE_STATE_KEY)
+        if isinstance(s, PreScoreState):
+            ign = s.ignored_nodes
+            state.write(IGNORED_KEY, np.fromiter((ni.name in ign for ni in nodes), dtype=bool, count=len(nodes)))
+        return out, st
+
+    def batch_normalize(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
+        """``normalize_score`` on the raw scores of the nodes just scored (batched path): the ignored
+        nodes' flags come from that scoring."""
+        ignored = state.read(IGNORED_KEY)
+        arr = np.asarray(scores, dtype=np.int64)
+        if ignored is None or len(ignored) != len(arr):
+            raise ValueError("PodTopologySpread: normalizing without the scored nodes' flags")
+        valid = ~ignored
+        if not valid.any():
+            return np.zeros(len(arr), dtype=np.int64)
+        lo = int(arr[valid].min())
+        hi = max(int(arr[valid].max()), 0)
+        if hi == 0:
+            out = np.full(len(arr), MAX_NODE_SCORE, dtype=np.int64)
+        else:
+            out = MAX_NODE_SCORE * (hi + lo - arr) // hi
+        out[ignored] = 0
+        return out
+
+    def normalize_values(self, state: CycleState, pod: Pod, values: list[int]) -> list[int]:
+        return self.batch_normalize(state, pod, np.asarray(values, dtype=np.int64)).tolist()
+
     def _update_with_pod(self, s: PreFilterState, updated: Pod, preemptor: Pod, ni: NodeInfo, delta: int) -> None:
         if updated.namespace != preemptor.namespace:
             return
+        s.mutable()
         labels = ni.node.labels
         if not node_has_all_keys(labels, s.constraints):
             return
@@ -671,7 +975,7 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
                 return Status.unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH)
             min_match = s.min_match_num(i, c.min_domains)
             self_match = 1 if c.selector.matches(pod_labels) else 0
-            match_num = s.tp_value_to_match_num[i].get(value, 0)
+            match_num = s.match_num(i, value)
             if match_num + self_match - min_match > c.max_skew:
                 return Status.unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH)
         return None
@@ -693,6 +997,11 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
             constraints = self.build_default_constraints(pod, SCHEDULE_ANYWAY)
         if not constraints:
             return Status(Code.Skip)
+        if self.handle is not None and self.handle.batched and all_nodes is self.handle.snapshot.node_infos:
+            hit = feasible_rows(state, nodes)
+            if hit is not None:
+                state.write(PRE_SCORE_STATE_KEY, self._pre_score_arrays(pod, constraints, require_all, nodes, hit[1]))
+                return None
         s = PreScoreState(constraints)
         n = len(constraints)
         counts: list[dict[str, int]] = [{} for _ in range(n)]

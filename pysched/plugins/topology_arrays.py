@@ -1,0 +1,167 @@
+"""Array state of the topology plugins (PodTopologySpread, InterPodAffinity) on the batched path.
+
+Everything here is indexed by node row (``ClusterState.node_infos`` order, as ``NodeColumns``):
+
+- ``Domains``: for one label key, the domain index of every node (-1: the node lacks the key) and the
+  domain values in order of first appearance;
+- per-node counts of the pods a (selector, namespace) matches (upstream ``countPodsMatchSelector``),
+  kept across cycles: after a bind or an eviction only the nodes named in ``ClusterState.change_log``
+  since the last use are counted again;
+- per-pod-shape node masks (required node affinity, untolerated taints), cached by a signature of what
+  they read of the pod.
+
+Nodes (their labels and taints) never change during one simulation; an edited cluster is a new
+``ClusterState`` and gets new columns, hence new arrays.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from pysched.model.labels import LabelSelector
+from pysched.model.objects import Pod
+from pysched.snapshot.columns import NodeColumns
+
+if TYPE_CHECKING:
+    from pysched.snapshot.cluster import ClusterState
+
+_MAX_COUNTS = 256
+_MAX_MASKS = 512
+
+
+class Domains:
+    """The domains of one topology key over the node rows."""
+
+    __slots__ = ("_empty_codes", "codes", "has", "index", "values")
+
+    def __init__(self, cols: NodeColumns, key: str) -> None:
+        index: dict[str, int] = {}
+        codes = np.empty(cols.n, dtype=np.int64)
+        for i, ni in enumerate(cols.infos):
+            v = ni.node.labels.get(key)
+            if v is None:
+                codes[i] = -1
+                continue
+            c = index.get(v)
+            if c is None:
+                c = index[v] = len(index)
+            codes[i] = c
+        self.codes = codes
+        self.has = codes >= 0
+        self.index = index
+        self.values = list(index)
+        self._empty_codes: tuple[np.ndarray, int] | None = None
+
+    @property
+    def size(self) -> int:
+        return len(self.values)
+
+    def codes_or_empty(self) -> tuple[np.ndarray, int]:
+        """Codes where a node lacking the key is in the domain ``""`` (``labels.get(key, "")``), and the
+        number of codes (one more than ``size`` when no node has the value ``""``)."""
+        if self._empty_codes is None:
+            empty = self.index.get("")
+            n = self.size
+            if empty is None:
+                empty, n = n, n + 1
+            self._empty_codes = (np.where(self.has, self.codes, empty), n)
+        return self._empty_codes
+
+
+class _Counts:
+    __slots__ = ("arr", "pos")
+
+    def __init__(self, arr: np.ndarray, pos: int) -> None:
+        self.arr = arr
+        self.pos = pos
+
+
+def count_matching(pods: list[Pod], selector: LabelSelector, namespace: str) -> int:
+    """Upstream ``countPodsMatchSelector`` (an empty selector counts nothing; terminating pods and
+    other namespaces are skipped)."""
+    if selector.empty:
+        return 0
+    n = 0
+    for p in pods:
+        if p.meta.deletion_timestamp is not None or p.meta.namespace != namespace:
+            continue
+        if selector.matches(p.meta.labels):
+            n += 1
+    return n
+
+
+class TopologyArrays:
+    """The arrays of one ``NodeColumns`` (one cluster state)."""
+
+    def __init__(self, cols: NodeColumns) -> None:
+        self.cols = cols
+        self._domains: dict[str, Domains] = {}
+        self._counts: OrderedDict[Hashable, _Counts] = OrderedDict()
+        self._masks: OrderedDict[Hashable, np.ndarray] = OrderedDict()
+
+    def domains(self, key: str) -> Domains:
+        d = self._domains.get(key)
+        if d is None:
+            d = self._domains[key] = Domains(self.cols, key)
+        return d
+
+    def match_counts(self, cluster: ClusterState, selector: LabelSelector, namespace: str,
+                     sel_key: Hashable) -> np.ndarray:
+        """Per node row, the pods of ``namespace`` on it that ``selector`` matches (not terminating)."""
+        key = (sel_key, namespace)
+        log = cluster.change_log
+        ent = self._counts.get(key)
+        infos = self.cols.infos
+        if ent is None:
+            arr = np.zeros(self.cols.n, dtype=np.int64)
+            if not selector.empty and not selector.nothing:
+                for i, ni in enumerate(infos):
+                    if ni.pods:
+                        arr[i] = count_matching(ni.pods, selector, namespace)
+            ent = self._counts[key] = _Counts(arr, len(log))
+            if len(self._counts) > _MAX_COUNTS:
+                self._counts.popitem(last=False)
+            return arr
+        self._counts.move_to_end(key)
+        if ent.pos < len(log):
+            if not selector.empty and not selector.nothing:
+                index = self.cols.index
+                for name in set(log[ent.pos:]):
+                    row = index.get(name)
+                    if row is not None:
+                        ent.arr[row] = count_matching(infos[row].pods, selector, namespace)
+            ent.pos = len(log)
+        return ent.arr
+
+    def node_mask(self, sig: Hashable, verdict: Callable[[object], bool]) -> np.ndarray:
+        """A boolean per node row, ``verdict(NodeInfo)``, cached under ``sig``."""
+        m = self._masks.get(sig)
+        if m is None:
+            m = np.fromiter((verdict(ni) for ni in self.cols.infos), dtype=bool, count=self.cols.n)
+            self._masks[sig] = m
+            if len(self._masks) > _MAX_MASKS:
+                self._masks.popitem(last=False)
+        else:
+            self._masks.move_to_end(sig)
+        return m
+
+
+def topology_arrays(cols: NodeColumns) -> TopologyArrays:
+    """The arrays kept beside ``cols`` (built on first use)."""
+    t: TopologyArrays | None = getattr(cols, "_pysched_topology", None)
+    if t is None or t.cols is not cols:
+        t = TopologyArrays(cols)
+        cols._pysched_topology = t  # type: ignore[attr-defined]
+    return t
+
+
+def go_round_array(x: np.ndarray) -> np.ndarray:
+    """Go's ``math.Round`` (half away from zero) elementwise, exactly as ``helper.go_round``."""
+    a = np.abs(x)
+    f = np.floor(a)
+    r = np.where(a - f >= 0.5, f + 1.0, f)
+    return np.where(x < 0, -r, r).astype(np.int64)
