@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import copy
+import random
 from collections.abc import Mapping
 from typing import Any
 
@@ -242,3 +243,98 @@ def owned(pod: PodBuilder, kind: str, name: str) -> PodBuilder:
     api = {"ReplicationController": "v1", "Job": "batch/v1"}.get(kind, "apps/v1")
     pod._d["metadata"]["ownerReferences"] = [{"apiVersion": api, "kind": kind, "name": name, "controller": True}]
     return pod
+
+
+# ------------------------------------------------------------------ topology clusters
+
+_KEYS = ["topology.kubernetes.io/zone", "kubernetes.io/hostname", "example.com/rack"]
+_APPS = ["a", "b", "c"]
+
+
+def topology_cluster(seed: int, n_nodes: int, n_running: int, n_pending: int) -> dict:
+    """A List of Namespaces, a Service, Nodes and Pods for the topology plugins' differential tests:
+    nodes missing topology keys or tainted, pods with random spread constraints and pod (anti-)affinity."""
+    rng = random.Random(seed)
+    items: list[dict] = [{"apiVersion": "v1", "kind": "Namespace",
+                          "metadata": {"name": ns, "labels": {"kubernetes.io/metadata.name": ns, "team": t}}}
+                         for ns, t in (("default", "x"), ("other", "y"))]
+    items.append({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "svc-a", "namespace": "default"},
+                  "spec": {"selector": {"app": "a"}}})
+    for i in range(n_nodes):
+        labels = {"kubernetes.io/hostname": f"n{i:03d}", "pool": rng.choice(["p", "q"])}
+        if rng.random() < 0.9:
+            labels["topology.kubernetes.io/zone"] = f"z{rng.randrange(3)}"
+        if rng.random() < 0.75:
+            labels["example.com/rack"] = f"r{rng.randrange(6)}"
+        spec: dict = {}
+        if rng.random() < 0.15:
+            spec["taints"] = [{"key": "dedicated", "value": "x", "effect": "NoSchedule"}]
+        items.append({"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i:03d}", "labels": labels},
+                      "spec": spec, "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "20"}}})
+
+    def term(key: str | None = None) -> dict:
+        t: dict = {"topologyKey": key or rng.choice(_KEYS),
+                   "labelSelector": {"matchLabels": {"app": rng.choice(_APPS)}}}
+        r = rng.random()
+        if r < 0.2:
+            t["namespaces"] = [rng.choice(["default", "other"])]
+        elif r < 0.3:
+            t["namespaceSelector"] = {"matchLabels": {"team": rng.choice(["x", "y"])}}
+        return t
+
+    def pod(i: int, node: str | None) -> dict:
+        app = rng.choice(_APPS)
+        ns = "default" if rng.random() < 0.85 else "other"
+        spec: dict = {"containers": [{"name": "c", "image": "img", "resources": {"requests": {"cpu": "100m"}}}]}
+        aff: dict = {}
+        if rng.random() < 0.3:
+            aff.setdefault("podAntiAffinity", {})["requiredDuringSchedulingIgnoredDuringExecution"] = [
+                term(rng.choice(["kubernetes.io/hostname", "example.com/rack"]))]
+        if rng.random() < 0.3:
+            aff.setdefault("podAffinity", {})["preferredDuringSchedulingIgnoredDuringExecution"] = [
+                {"weight": rng.randint(1, 100), "podAffinityTerm": term()}]
+        if node is None:
+            if rng.random() < 0.2:
+                aff.setdefault("podAffinity", {})["requiredDuringSchedulingIgnoredDuringExecution"] = [
+                    term(rng.choice(["topology.kubernetes.io/zone", "example.com/rack"]))]
+            if rng.random() < 0.3:
+                aff.setdefault("podAntiAffinity", {})["preferredDuringSchedulingIgnoredDuringExecution"] = [
+                    {"weight": rng.randint(1, 100), "podAffinityTerm": term()}]
+            if rng.random() < 0.6:
+                cons = []
+                for _ in range(rng.randint(1, 2)):
+                    hard = rng.random() < 0.6
+                    c: dict = {"maxSkew": rng.randint(1, 3), "topologyKey": rng.choice(_KEYS),
+                               "whenUnsatisfiable": "DoNotSchedule" if hard else "ScheduleAnyway",
+                               "labelSelector": {"matchLabels": {"app": rng.choice(_APPS)}}}
+                    if hard and rng.random() < 0.3:
+                        c["minDomains"] = rng.randint(1, 8)
+                    if rng.random() < 0.3:
+                        c["nodeAffinityPolicy"] = rng.choice(["Honor", "Ignore"])
+                    if rng.random() < 0.3:
+                        c["nodeTaintsPolicy"] = rng.choice(["Honor", "Ignore"])
+                    if rng.random() < 0.15:
+                        c["matchLabelKeys"] = ["tier"]
+                    cons.append(c)
+                spec["topologySpreadConstraints"] = cons
+            if rng.random() < 0.25:
+                spec["nodeSelector"] = {"pool": rng.choice(["p", "q"])}
+            if rng.random() < 0.2:
+                spec["tolerations"] = [{"key": "dedicated", "operator": "Exists", "effect": "NoSchedule"}]
+        else:
+            spec["nodeName"] = node
+        if aff:
+            spec["affinity"] = aff
+        labels = {"app": app}
+        if rng.random() < 0.5:
+            labels["tier"] = rng.choice(["web", "db"])
+        return {"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": f"p{i:04d}", "namespace": ns, "labels": labels,
+                             "creationTimestamp": f"2026-01-01T00:{i // 60 % 60:02d}:{i % 60:02d}Z"},
+                "spec": spec, "status": {"phase": "Running"} if node else {"phase": "Pending"}}
+
+    for i in range(n_running):
+        items.append(pod(i, f"n{rng.randrange(n_nodes):03d}"))
+    for i in range(n_running, n_running + n_pending):
+        items.append(pod(i, None))
+    return {"apiVersion": "v1", "kind": "List", "items": items}

@@ -21,6 +21,7 @@ from pysched.plugins.podtopologyspread import PodTopologySpread
 from pysched.report.serialize import to_json
 from pysched.scheduler.simulation import Simulation, SimulationOptions
 from pysched.snapshot.loader import load_snapshot
+from tests.builders import topology_cluster
 
 _spec = importlib.util.spec_from_file_location("pysched_bench", Path(__file__).parent.parent / "bench" / "bench.py")
 assert _spec is not None and _spec.loader is not None
@@ -91,3 +92,20 @@ def test_the_reference_path_keeps_nothing_across_cycles(tmp_path: Path) -> None:
                          len(pts._counts._data), len(pts._domains), pts._workload_index is not None)
     assert kept[False] == (0, 0, -1, 0, 0, False)
     assert kept[True] != kept[False]
+
+
+# ------------------------------------------------------------------ topology spread and pod (anti-)affinity
+# Clusters of 64+ nodes (the batched filter's minimum) whose pods draw spread constraints (every key,
+# minDomains, both node inclusion policies, matchLabelKeys) and required / preferred pod (anti-)affinity
+# terms at random; some nodes lack a topology key, some are tainted, running pods carry terms of their own.
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 100_000), nodes=st.integers(64, 110), running=st.integers(0, 150))
+def test_both_paths_agree_on_spread_and_pod_affinity(seed: int, nodes: int, running: int, tmp_path: Path) -> None:
+    """Decisions and every rejected node's status (the --trace JSON) on both paths, with
+    PodTopologySpread and InterPodAffinity judged as arrays on the batched path."""
+    path = tmp_path / f"topology-{seed}.json"
+    path.write_text(json.dumps(topology_cluster(seed, nodes, running, 50)))
+    fast, reference, cycles = _both(path)
+    assert fast == reference, _first_difference(fast, reference)
+    assert any(c.outcome == "Scheduled" for c in cycles)

@@ -15,6 +15,7 @@ from pysched.report.serialize import to_json
 from pysched.scheduler import fastfilter
 from pysched.scheduler.simulation import Simulation, SimulationOptions
 from pysched.snapshot.loader import load_snapshot
+from tests.builders import topology_cluster
 
 _spec = importlib.util.spec_from_file_location("bench", Path(__file__).resolve().parent.parent / "bench" / "bench.py")
 bench = importlib.util.module_from_spec(_spec)  # type: ignore[arg-type]
@@ -54,3 +55,78 @@ def test_fast_path_decides_as_the_reference_path(name: str, tmp_path: Path, monk
     fast = simulate(str(path), True)
     assert any(used), "the fast path never ran"
     assert fast == simulate(str(path), False)
+
+
+# ------------------------------------------------------------------ the topology plugins' array forms, directly
+
+def _status_key(st: object) -> object:
+    if st is None:
+        return None
+    return (int(st.code), list(st.reasons))  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("seed", [11, 12, 13, 14])
+def test_topology_plugins_array_forms_equal_their_per_node_methods(seed: int, tmp_path: Path) -> None:
+    """For every pending pod, in turn bound to its best node so that counts move: PodTopologySpread's and
+    InterPodAffinity's ``batch_filter`` (verdict and every rejected row's Status), ``batch_score`` and
+    ``batch_normalize`` equal ``filter``, ``score`` and ``normalize_score`` node by node."""
+    import numpy as np
+
+    from pysched.framework.cycle_state import CycleState
+    from pysched.framework.interface import NodeScore
+    from pysched.framework.status import Code
+    from pysched.plugins.interpodaffinity import InterPodAffinity
+    from pysched.plugins.podtopologyspread import PodTopologySpread
+    from pysched.snapshot.columns import ROWS_KEY, columns_for
+
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(topology_cluster(seed, 70, 120, 40)))
+    reg = in_tree_registry()
+    sim = Simulation(load_snapshot([str(path)]), load_config(None, reg), reg, SimulationOptions())
+    fwk = sim.frameworks["default-scheduler"]
+    cluster = sim.state
+    plugins = [p for p in fwk.filter if isinstance(p, PodTopologySpread | InterPodAffinity)]
+    assert len(plugins) == 2
+    pending = [p for p in sim.cluster.pods if not p.node_name]
+    checked = {"filter": 0, "rejected": 0, "score": 0}
+    for pod in pending:
+        state = CycleState()
+        _, st, _ = fwk.run_pre_filter(state, pod, cluster.node_infos)
+        if st is not None and st.code != Code.Success:
+            continue
+        cols = columns_for(cluster)
+        ok_all = np.ones(cols.n, dtype=bool)
+        for p in plugins:
+            if p.name in state.skip_filter_plugins:
+                continue
+            v = p.batch_filter(state, pod, cols)
+            assert v is not None
+            want = [p.filter(state, pod, ni) for ni in cols.infos]
+            assert v.ok.tolist() == [w is None for w in want], p.name
+            bad = np.flatnonzero(~v.ok)
+            got = v.statuses(bad)
+            assert [_status_key(s) for s in got] == [_status_key(want[i]) for i in bad.tolist()], p.name
+            checked["filter"] += 1
+            checked["rejected"] += len(bad)
+            ok_all &= v.ok
+        rows = np.flatnonzero(ok_all)
+        if len(rows) < 2:
+            continue
+        feasible = [cols.infos[i] for i in rows.tolist()]
+        state.write(ROWS_KEY, (feasible, rows, cols))
+        fwk.run_pre_score(state, pod, feasible)
+        best = None
+        for p in plugins:
+            if p.name in state.skip_score_plugins:
+                continue
+            raw = p.batch_score(state, pod, cols, rows)
+            assert raw is not None
+            want_raw = [p.score(state, pod, ni)[0] for ni in feasible]
+            assert raw.tolist() == want_raw, p.name
+            scores = [NodeScore(ni.name, v) for ni, v in zip(feasible, want_raw, strict=True)]
+            p.normalize_score(state, pod, scores)
+            assert p.batch_normalize(state, pod, raw).tolist() == [s.score for s in scores], p.name
+            checked["score"] += 1
+            best = feasible[int(np.argmax(raw))]
+        cluster.bind(pod, (best or feasible[0]).name)
+    assert checked["filter"] > 20 and checked["rejected"] > 0 and checked["score"] > 10, checked

@@ -517,11 +517,13 @@ class PreScoreState(StateData):
 
     __slots__ = ("_counts", "_ignored", "arrays", "constraints", "names", "rows", "topology_normalizing_weight")
 
-    def __init__(self, constraints: list[Constraint] | None = None) -> None:
+    def __init__(self, constraints: list[Constraint] | None = None, ignored_nodes: set[str] | None = None,
+                 topology_value_to_pod_counts: list[dict[str, int]] | None = None,
+                 topology_normalizing_weight: list[float] | None = None) -> None:
         self.constraints = constraints if constraints is not None else []
-        self._ignored: set[str] | None = set()
-        self._counts: list[dict[str, int]] | None = []
-        self.topology_normalizing_weight: list[float] = []
+        self._ignored: set[str] | None = ignored_nodes if ignored_nodes is not None else set()
+        self._counts: list[dict[str, int]] | None = topology_value_to_pod_counts or []
+        self.topology_normalizing_weight: list[float] = topology_normalizing_weight or []
         self.rows: np.ndarray | None = None  # batched: the rows PreScore saw, their ignored flags, and
         self.names: list[str] = []
         # per constraint (domains, counts per code with absent domains 0 or None for hostname, codes)
