@@ -21,7 +21,6 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -43,7 +42,7 @@ from pysched.model.objects import AffinityTerm, Pod
 from pysched.plugins.helper import decode_plugin_args
 from pysched.plugins.podtopologyspread import NodeValueCache, selector_key
 from pysched.plugins.topology_arrays import TopologyArrays, topology_arrays
-from pysched.snapshot.columns import NodeColumns, feasible_rows
+from pysched.snapshot.columns import NodeColumns, columns_for, feasible_rows
 from pysched.snapshot.nodeinfo import NodeInfo
 
 NAME = "InterPodAffinity"
@@ -87,23 +86,123 @@ def _term_sig(t: AffinityTerm) -> Hashable:
 
 # --------------------------------------------------------------------------- cycle state
 
-@dataclass(slots=True)
+class CountArrays:
+    """PreFilter's three count maps as arrays per topology key (batched path): the sum per domain code of
+    that key's ``Domains``; a map entry is a positive sum."""
+
+    __slots__ = ("affinity", "anti", "existing", "topo")
+
+    def __init__(self, topo: TopologyArrays, existing: dict[str, np.ndarray], affinity: dict[str, np.ndarray],
+                 anti: dict[str, np.ndarray]) -> None:
+        self.topo = topo
+        self.existing = existing
+        self.affinity = affinity
+        self.anti = anti
+
+    def to_dict(self, per_key: dict[str, np.ndarray]) -> dict[TopologyPair, int]:
+        out: dict[TopologyPair, int] = {}
+        for tk, sums in per_key.items():
+            values = self.topo.domains(tk).values
+            for code in np.flatnonzero(sums > 0).tolist():
+                out[(tk, values[code])] = int(sums[code])
+        return out
+
+    def positive_at(self, per_key: dict[str, np.ndarray], key: str) -> np.ndarray:
+        """Per node row: the node has ``key`` and the sum of its domain is positive."""
+        d = self.topo.domains(key)
+        sums = per_key.get(key)
+        if sums is None:
+            return np.zeros(self.topo.cols.n, dtype=bool)
+        pos = np.append(sums > 0, False)  # the last slot: nodes without the key
+        return pos[np.where(d.has, d.codes, d.size)]
+
+
 class PreFilterState(StateData):
-    existing_anti_affinity_counts: dict[TopologyPair, int] = field(default_factory=dict)
-    affinity_counts: dict[TopologyPair, int] = field(default_factory=dict)
-    anti_affinity_counts: dict[TopologyPair, int] = field(default_factory=dict)
-    required_affinity: list[AffinityTerm] = field(default_factory=list)  # namespaces resolved
-    required_anti: list[AffinityTerm] = field(default_factory=list)  # namespaces resolved
-    pod: Pod | None = None
-    namespace_labels: dict[str, str] = field(default_factory=dict)
+    """PreFilter's counts. On the batched path they are arrays (``arrays``) and the maps are built only
+    when something reads them; AddPod/RemovePod work on the maps and drop the arrays."""
+
+    __slots__ = ("_affinity", "_anti", "_existing", "arrays", "namespace_labels", "pod", "required_affinity",
+                 "required_anti")
+
+    def __init__(self, existing_anti_affinity_counts: dict[TopologyPair, int] | None = None,
+                 affinity_counts: dict[TopologyPair, int] | None = None,
+                 anti_affinity_counts: dict[TopologyPair, int] | None = None,
+                 required_affinity: list[AffinityTerm] | None = None, required_anti: list[AffinityTerm] | None = None,
+                 pod: Pod | None = None, namespace_labels: dict[str, str] | None = None,
+                 arrays: CountArrays | None = None) -> None:
+        self._existing = existing_anti_affinity_counts if existing_anti_affinity_counts is not None or arrays else {}
+        self._affinity = affinity_counts if affinity_counts is not None or arrays else {}
+        self._anti = anti_affinity_counts if anti_affinity_counts is not None or arrays else {}
+        self.required_affinity = required_affinity if required_affinity is not None else []  # namespaces resolved
+        self.required_anti = required_anti if required_anti is not None else []  # namespaces resolved
+        self.pod = pod
+        self.namespace_labels = namespace_labels if namespace_labels is not None else {}
+        self.arrays = arrays
+
+    @property
+    def existing_anti_affinity_counts(self) -> dict[TopologyPair, int]:
+        if self._existing is None:
+            assert self.arrays is not None
+            self._existing = self.arrays.to_dict(self.arrays.existing)
+        return self._existing
+
+    @existing_anti_affinity_counts.setter
+    def existing_anti_affinity_counts(self, value: dict[TopologyPair, int]) -> None:
+        self._existing = value
+
+    @property
+    def affinity_counts(self) -> dict[TopologyPair, int]:
+        if self._affinity is None:
+            assert self.arrays is not None
+            self._affinity = self.arrays.to_dict(self.arrays.affinity)
+        return self._affinity
+
+    @affinity_counts.setter
+    def affinity_counts(self, value: dict[TopologyPair, int]) -> None:
+        self._affinity = value
+
+    @property
+    def anti_affinity_counts(self) -> dict[TopologyPair, int]:
+        if self._anti is None:
+            assert self.arrays is not None
+            self._anti = self.arrays.to_dict(self.arrays.anti)
+        return self._anti
+
+    @anti_affinity_counts.setter
+    def anti_affinity_counts(self, value: dict[TopologyPair, int]) -> None:
+        self._anti = value
+
+    def has_existing(self) -> bool:
+        if self._existing is None and self.arrays is not None:
+            return any(bool((a > 0).any()) for a in self.arrays.existing.values())
+        return bool(self.existing_anti_affinity_counts)
+
+    def has_affinity(self) -> bool:
+        if self._affinity is None and self.arrays is not None:
+            return any(bool((a > 0).any()) for a in self.arrays.affinity.values())
+        return bool(self.affinity_counts)
+
+    def has_anti(self) -> bool:
+        if self._anti is None and self.arrays is not None:
+            return any(bool((a > 0).any()) for a in self.arrays.anti.values())
+        return bool(self.anti_affinity_counts)
 
     def clone(self) -> PreFilterState:
+        if self.arrays is not None and self._existing is None and self._affinity is None and self._anti is None:
+            return PreFilterState(None, None, None, self.required_affinity, self.required_anti, self.pod,
+                                  self.namespace_labels, self.arrays)
         return PreFilterState(dict(self.existing_anti_affinity_counts), dict(self.affinity_counts),
                               dict(self.anti_affinity_counts), self.required_affinity, self.required_anti,
                               self.pod, self.namespace_labels)
 
+    def __repr__(self) -> str:
+        return f"PreFilterState(pod={self.pod.key if self.pod else None!r})"
+
     def update_with_pod(self, other: Pod, node: NodeInfo, multiplier: int) -> None:
         """AddPod / RemovePod: account for ``other`` appearing on (or leaving) ``node``."""
+        if self.arrays is not None:  # the maps change: the arrays no longer describe them
+            _ = self.existing_anti_affinity_counts, self.affinity_counts, self.anti_affinity_counts
+            self.arrays = None
         labels = node.node.labels
         incoming = self.pod
         assert incoming is not None
@@ -130,9 +229,31 @@ def _update(m: dict[TopologyPair, int], labels: Mapping[str, str], key: str, val
         m[pair] = n
 
 
-@dataclass(slots=True)
 class PreScoreState(StateData):
-    topology_score: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Summed weights per (topology key, value). On the batched path they are kept as two maps (the
+    incoming pod's terms, the existing pods' terms), merged only when something reads the sum."""
+
+    __slots__ = ("_merged", "parts")
+
+    def __init__(self, topology_score: dict[str, dict[str, int]] | None = None,
+                 parts: tuple[dict[str, dict[str, int]], ...] = ()) -> None:
+        self._merged = topology_score
+        self.parts = parts if topology_score is None else (topology_score,)
+
+    @property
+    def topology_score(self) -> dict[str, dict[str, int]]:
+        if self._merged is None:
+            merged: dict[str, dict[str, int]] = {}
+            for part in self.parts:
+                for tk, values in part.items():
+                    m = merged.setdefault(tk, {})
+                    for tv, w in values.items():
+                        m[tv] = m.get(tv, 0) + w
+            self._merged = merged
+        return self._merged
+
+    def empty(self) -> bool:
+        return not any(self.parts)
 
     def clone(self) -> PreScoreState:
         return self  # never mutated after PreScore
@@ -176,7 +297,7 @@ def parse_error_message(err: str) -> str:
 
 # --------------------------------------------------------------------------- plugin
 
-_MAX_AGGREGATES = 64
+_MAX_AGGREGATES = 256
 
 
 class _TopologyAggregate:
@@ -272,15 +393,71 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             pod=pod,
             namespace_labels=self._ns_labels(pod.namespace),
         )
-        anti_nodes = nodes
         if self.handle is not None and self.handle.batched and nodes is self.handle.snapshot.node_infos:
-            anti_nodes = self._nodes_with_required_anti()
+            s.arrays = self._count_arrays(pod, s)
+            s._existing = s._affinity = s._anti = None
+            if not s.has_existing() and not s.required_affinity and not s.required_anti:
+                return None, Status(Code.Skip)
+            state.write(PRE_FILTER_STATE_KEY, s)
+            return None, None
+        anti_nodes = nodes
         s.existing_anti_affinity_counts = self._existing_anti_affinity_counts(pod, s.namespace_labels, anti_nodes)
         s.affinity_counts, s.anti_affinity_counts = self._incoming_counts(s.required_affinity, s.required_anti, nodes)
         if not s.existing_anti_affinity_counts and not s.required_affinity and not s.required_anti:
             return None, Status(Code.Skip)
         state.write(PRE_FILTER_STATE_KEY, s)
         return None, None
+
+    def _count_arrays(self, pod: Pod, s: PreFilterState) -> CountArrays:
+        """PreFilter's counts as arrays: per-node values kept across cycles (only the nodes in
+        ``change_log`` are recomputed), summed per domain."""
+        cluster = self.handle.snapshot  # type: ignore[union-attr]
+        topo = topology_arrays(columns_for(cluster))
+        infos = topo.cols.infos
+        ns_labels = s.namespace_labels
+
+        def existing(ni: NodeInfo) -> dict[Hashable, int]:
+            per_key: dict[Hashable, int] = {}
+            for ep in ni.pods_with_required_anti_affinity:
+                for t in ep.affinity.required_anti:
+                    if term_matches(t, pod, ns_labels):
+                        per_key[t.topology_key] = per_key.get(t.topology_key, 0) + 1
+            return per_key
+
+        per_existing = topo.per_node(
+            cluster, ("existing-anti", pod.namespace, frozenset(pod.labels.items()), frozenset(ns_labels.items())),
+            existing, lambda: [i for i, ni in enumerate(infos) if ni.pods_with_required_anti_affinity])
+        ex = {str(tk): topo.domain_sums(str(tk), arr) for tk, arr in per_existing.items()}
+        aff_sums: dict[str, np.ndarray] = {}
+        anti_sums: dict[str, np.ndarray] = {}
+        aff, anti = s.required_affinity, s.required_anti
+        if aff or anti:
+            def incoming(ni: NodeInfo) -> dict[Hashable, int]:
+                out: dict[Hashable, int] = {}
+                for ep in ni.pods:
+                    if aff and pod_matches_all_terms(aff, ep):
+                        out[-1] = out.get(-1, 0) + 1
+                    for j, t in enumerate(anti):
+                        if term_matches(t, ep, None):
+                            out[j] = out.get(j, 0) + 1
+                return out
+
+            per_incoming = topo.per_node(
+                cluster, ("incoming", tuple(_term_sig(t) for t in aff), tuple(_term_sig(t) for t in anti)),
+                incoming, lambda: [i for i, ni in enumerate(infos) if ni.pods])
+            n_all = per_incoming.get(-1)
+            if n_all is not None:
+                for t in aff:  # every term adds the node's count to its key's domain (as the maps do)
+                    sums = topo.domain_sums(t.topology_key, n_all)
+                    prev = aff_sums.get(t.topology_key)
+                    aff_sums[t.topology_key] = sums if prev is None else prev + sums
+            for j, t in enumerate(anti):
+                arr = per_incoming.get(j)
+                if arr is not None:
+                    sums = topo.domain_sums(t.topology_key, arr)
+                    prev = anti_sums.get(t.topology_key)
+                    anti_sums[t.topology_key] = sums if prev is None else prev + sums
+        return CountArrays(topo, ex, aff_sums, anti_sums)
 
     def _nodes_with_required_anti(self) -> list[NodeInfo]:
         """The nodes holding pods with required anti-affinity, kept up to date from ``change_log``."""
@@ -412,6 +589,15 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             return None
         topo = topology_arrays(cols)
         n = cols.n
+        arrays = s.arrays if s.arrays is not None and s.arrays.topo is topo else None
+
+        def positive(which: str, key: str) -> np.ndarray:
+            if arrays is not None:
+                return arrays.positive_at(getattr(arrays, which), key)
+            counts = {"affinity": s.affinity_counts, "anti": s.anti_affinity_counts,
+                      "existing": s.existing_anti_affinity_counts}[which]
+            return _positive_at(topo, counts, key)
+
         reason = np.zeros(n, dtype=np.int8)  # 0 passes, 1 affinity, 2 anti-affinity, 3 existing anti-affinity
         if s.required_affinity:
             has_all = np.ones(n, dtype=bool)
@@ -419,19 +605,20 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             for t in s.required_affinity:
                 d = topo.domains(t.topology_key)
                 has_all &= d.has
-                exist &= _positive_at(topo, s.affinity_counts, t.topology_key)
-            if not s.affinity_counts and pod_matches_all_terms(s.required_affinity, s.pod):  # type: ignore[arg-type]
+                exist &= positive("affinity", t.topology_key)
+            if not s.has_affinity() and pod_matches_all_terms(s.required_affinity, s.pod):  # type: ignore[arg-type]
                 exist[:] = True
             reason[~(has_all & exist)] = 1
-        if s.anti_affinity_counts and s.required_anti:
+        if s.required_anti and s.has_anti():
             bad = np.zeros(n, dtype=bool)
             for t in s.required_anti:
-                bad |= _positive_at(topo, s.anti_affinity_counts, t.topology_key)
+                bad |= positive("anti", t.topology_key)
             reason[(reason == 0) & bad] = 2
-        if s.existing_anti_affinity_counts:
+        if s.has_existing():
             bad = np.zeros(n, dtype=bool)
-            for k in {k for k, _ in s.existing_anti_affinity_counts}:
-                bad |= _positive_at(topo, s.existing_anti_affinity_counts, k)
+            keys = arrays.existing if arrays is not None else {k for k, _ in s.existing_anti_affinity_counts}
+            for k in keys:
+                bad |= positive("existing", k)
             reason[(reason == 0) & bad] = 3
 
         cache: dict[int, Status] = {}
@@ -448,15 +635,16 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             return None
         topo = topology_arrays(cols)
         out = np.zeros(len(rows), dtype=np.int64)
-        for tk, values in s.topology_score.items():
-            d = topo.domains(tk)
-            w = np.zeros(d.size + 1, dtype=np.int64)  # the last slot: nodes without the key
-            index = d.index
-            for tv, v in values.items():
-                code = index.get(tv)
-                if code is not None:
-                    w[code] = v
-            out += w[np.where(d.has, d.codes, d.size)[rows]]
+        for part in s.parts:
+            for tk, values in part.items():
+                d = topo.domains(tk)
+                w = np.zeros(d.size + 1, dtype=np.int64)  # the last slot: nodes without the key
+                index = d.index
+                for tv, v in values.items():
+                    code = index.get(tv)
+                    if code is not None:
+                        w[code] = v
+                out += w[np.where(d.has, d.codes, d.size)[rows]]
         return out
 
     def score_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> tuple[list[int], Status | None]:
@@ -470,7 +658,7 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         """``normalize_score`` on an array of raw scores (batched path): the same float scaling, truncated."""
         arr = np.asarray(scores, dtype=np.int64)
         s = state.read(PRE_SCORE_STATE_KEY)
-        if not isinstance(s, PreScoreState) or not s.topology_score or not len(arr):
+        if not isinstance(s, PreScoreState) or s.empty() or not len(arr):
             return arr
         lo = int(arr.min())
         diff = int(arr.max()) - lo
@@ -558,19 +746,50 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
                         out.append((tk, tv, w))
             return out
 
+        def entries(contrib: dict[str, int], labels: Mapping[str, str]) -> list[tuple[str, str, int]]:
+            out = []
+            for tk, w in contrib.items():
+                tv = labels.get(tk)
+                if tv is not None:
+                    out.append((tk, tv, w))
+            return out
+
+        def incoming_part(ni: NodeInfo) -> list[tuple[str, str, int]]:
+            labels = ni.node.labels
+            if not labels or not ni.pods:
+                return []
+            return entries(lookup(incoming_table, ni, compute_incoming), labels)  # type: ignore[arg-type]
+
+        def existing_part(ni: NodeInfo) -> list[tuple[str, str, int]]:
+            labels = ni.node.labels
+            if not labels or not ni.pods_with_affinity:
+                return []
+            return entries(lookup(existing_table, ni, compute_existing), labels)
+
         if self.handle is not None and self.handle.batched:
-            agg_key = (incoming_table is not None and (
-                tuple((_term_sig(t), t.weight) for t in pref), tuple((_term_sig(t), t.weight) for t in pref_anti)),
-                pod.namespace, frozenset(pod.labels.items()), frozenset(ns_labels.items()), hard)
-            topology_score = self._topology_scores(agg_key, contribution, incoming_table is not None)
-        else:
-            topology_score = {}
-            if not has_constraints:
-                all_nodes = [ni for ni in all_nodes if ni.pods_with_affinity]
-            for ni in all_nodes:
-                for tk, tv, w in contribution(ni):
-                    m = topology_score.setdefault(tk, {})
-                    m[tv] = m.get(tv, 0) + w
+            # Two maps kept across cycles: the incoming pod's terms against the nodes' pods (shared by the
+            # pods with the same terms) and the nodes' pods' terms against the incoming pod (shared by the
+            # pods with the same labels and namespace); their sum is the upstream map.
+            parts = []
+            if incoming_table is not None:
+                parts.append(self._topology_scores(
+                    ("incoming", tuple((_term_sig(t), t.weight) for t in pref),
+                     tuple((_term_sig(t), t.weight) for t in pref_anti)), incoming_part, True))
+            parts.append(self._topology_scores(
+                ("existing", pod.namespace, frozenset(pod.labels.items()), frozenset(ns_labels.items()), hard),
+                existing_part, False))
+            pss = PreScoreState(parts=tuple(parts))
+            if pss.empty():
+                return Status(Code.Skip)
+            state.write(PRE_SCORE_STATE_KEY, pss)
+            return None
+        topology_score: dict[str, dict[str, int]] = {}
+        if not has_constraints:
+            all_nodes = [ni for ni in all_nodes if ni.pods_with_affinity]
+        for ni in all_nodes:
+            for tk, tv, w in contribution(ni):
+                m = topology_score.setdefault(tk, {})
+                m[tv] = m.get(tv, 0) + w
         if not topology_score:
             return Status(Code.Skip)
         state.write(PRE_SCORE_STATE_KEY, PreScoreState(topology_score))

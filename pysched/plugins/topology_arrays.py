@@ -28,6 +28,7 @@ from pysched.snapshot.columns import NodeColumns
 
 if TYPE_CHECKING:
     from pysched.snapshot.cluster import ClusterState
+    from pysched.snapshot.nodeinfo import NodeInfo
 
 _MAX_COUNTS = 256
 _MAX_MASKS = 512
@@ -72,6 +73,14 @@ class Domains:
         return self._empty_codes
 
 
+class _PerNode:
+    __slots__ = ("arrs", "pos")
+
+    def __init__(self, arrs: dict[Hashable, np.ndarray], pos: int) -> None:
+        self.arrs = arrs
+        self.pos = pos
+
+
 class _Counts:
     __slots__ = ("arr", "pos")
 
@@ -102,6 +111,7 @@ class TopologyArrays:
         self._domains: dict[str, Domains] = {}
         self._counts: OrderedDict[Hashable, _Counts] = OrderedDict()
         self._masks: OrderedDict[Hashable, np.ndarray] = OrderedDict()
+        self._per_node: OrderedDict[Hashable, _PerNode] = OrderedDict()
 
     def domains(self, key: str) -> Domains:
         d = self._domains.get(key)
@@ -136,6 +146,50 @@ class TopologyArrays:
                         ent.arr[row] = count_matching(infos[row].pods, selector, namespace)
             ent.pos = len(log)
         return ent.arr
+
+    def per_node(self, cluster: ClusterState, key: Hashable, compute: Callable[[NodeInfo], dict[Hashable, int]],
+                 rows: Callable[[], list[int]]) -> dict[Hashable, np.ndarray]:
+        """Named per-node values (``compute(NodeInfo)``: name -> value, absent names 0) as one array per
+        name over the node rows, kept under ``key`` across cycles: ``rows()`` names the rows that may hold
+        values when the arrays are first built; afterwards the nodes in ``change_log`` are recomputed."""
+        log = cluster.change_log
+        ent = self._per_node.get(key)
+        infos = self.cols.infos
+        n = self.cols.n
+        if ent is None:
+            arrs: dict[Hashable, np.ndarray] = {}
+            for r in rows():
+                for name, v in compute(infos[r]).items():
+                    a = arrs.get(name)
+                    if a is None:
+                        a = arrs[name] = np.zeros(n, dtype=np.int64)
+                    a[r] = v
+            ent = self._per_node[key] = _PerNode(arrs, len(log))
+            if len(self._per_node) > _MAX_COUNTS:
+                self._per_node.popitem(last=False)
+            return arrs
+        self._per_node.move_to_end(key)
+        if ent.pos < len(log):
+            index = self.cols.index
+            arrs = ent.arrs
+            for name in set(log[ent.pos:]):
+                row = index.get(name)
+                if row is None:
+                    continue
+                vals = compute(infos[row])
+                for k, a in arrs.items():
+                    a[row] = vals.get(k, 0)
+                for k, v in vals.items():
+                    if k not in arrs:
+                        a = arrs[k] = np.zeros(n, dtype=np.int64)
+                        a[row] = v
+            ent.pos = len(log)
+        return ent.arrs
+
+    def domain_sums(self, key: str, per_node: np.ndarray) -> np.ndarray:
+        """Per domain of ``key``: the sum of ``per_node`` over the nodes in it."""
+        d = self.domains(key)
+        return np.bincount(d.codes[d.has], weights=per_node[d.has], minlength=d.size).astype(np.int64)
 
     def node_mask(self, sig: Hashable, verdict: Callable[[object], bool]) -> np.ndarray:
         """A boolean per node row, ``verdict(NodeInfo)``, cached under ``sig``."""
