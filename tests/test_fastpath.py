@@ -130,3 +130,58 @@ def test_topology_plugins_array_forms_equal_their_per_node_methods(seed: int, tm
             best = feasible[int(np.argmax(raw))]
         cluster.bind(pod, (best or feasible[0]).name)
     assert checked["filter"] > 20 and checked["rejected"] > 0 and checked["score"] > 10, checked
+
+
+_NODE_OPS = ["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_required_affinity_mask_equals_the_per_node_match(seed: int) -> None:
+    """The array form of nodeSelector + required node affinity (one evaluation per distinct label value)
+    agrees with ``pod_matches_node_selector_and_affinity`` on every node, for every operator, missing
+    labels, non-numeric values under Gt/Lt and matchFields."""
+    import random
+
+    from pysched.model.objects import parse_node, parse_pod
+    from pysched.plugins.helper import pod_matches_node_selector_and_affinity
+    from pysched.plugins.topology_arrays import topology_arrays
+    from pysched.snapshot.cluster import Cluster, ClusterState
+    from pysched.snapshot.columns import columns_for
+
+    rng = random.Random(seed)
+    words = ["1", "2", "5", "10", "x", ""]
+    nodes = []
+    for i in range(80):
+        labels = {k: rng.choice(words) for k in ("a", "b", "c") if rng.random() < 0.7}
+        nodes.append(parse_node({"metadata": {"name": f"n{i}", "labels": labels},
+                                 "status": {"allocatable": {"cpu": "1", "pods": "10"}}}))
+    topo = topology_arrays(columns_for(ClusterState(Cluster(nodes=nodes))))
+    infos = topo.cols.infos
+    for k in range(60):
+        spec: dict = {"containers": [{"name": "c", "image": "i"}]}
+        if rng.random() < 0.4:
+            spec["nodeSelector"] = {rng.choice("abc"): rng.choice(words[:5])}
+        if rng.random() < 0.8:
+            terms = []
+            for _ in range(rng.randint(1, 3)):
+                term: dict = {}
+                exprs = []
+                for _ in range(rng.randint(0, 3)):
+                    op = rng.choice(_NODE_OPS)
+                    r: dict = {"key": rng.choice("abc"), "operator": op}
+                    if op in ("In", "NotIn"):
+                        r["values"] = rng.sample(words[:5], rng.randint(1, 2))
+                    elif op in ("Gt", "Lt"):
+                        r["values"] = [rng.choice(["1", "5", "x"])]
+                    exprs.append(r)
+                if exprs:
+                    term["matchExpressions"] = exprs
+                if rng.random() < 0.2:
+                    term["matchFields"] = [{"key": "metadata.name", "operator": rng.choice(["In", "NotIn"]),
+                                            "values": [f"n{rng.randrange(80)}"]}]
+                terms.append(term)
+            spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": terms}}}
+        pod = parse_pod({"metadata": {"name": f"p{k}", "namespace": "default"}, "spec": spec})
+        want = [pod_matches_node_selector_and_affinity(pod, ni.node.labels, ni.name) for ni in infos]
+        assert topo.required_affinity_mask(pod).tolist() == want, spec

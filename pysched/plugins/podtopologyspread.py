@@ -397,13 +397,6 @@ def _spread_status(kind: int) -> Status:
     return Status.unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH)
 
 
-def _required_sig(sel: Any) -> Hashable:
-    """What ``NodeSelector.matches`` reads of a required node affinity, as a hashable value."""
-    if sel is None:
-        return None
-    return repr(tuple((t.expressions, t.fields, t.valid) for t in sel.terms))
-
-
 def _eligibility_signature(pod: Pod, elig: _Eligibility) -> Hashable:
     """What the node-inclusion policies read of the pod, as a hashable value."""
     aff: Hashable = None
@@ -751,10 +744,7 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
         """nodeAffinityPolicy / nodeTaintsPolicy of ``c`` as one mask over the node rows (None: every node)."""
         mask = None
         if elig.need_affinity and c.node_affinity_honor:
-            sig = ("node-affinity", tuple(sorted((pod.node_selector or {}).items())),
-                   _required_sig(pod.node_affinity_required))
-            mask = topo.node_mask(sig, lambda ni: pod_matches_node_selector_and_affinity(
-                pod, ni.node.labels, ni.name))  # type: ignore[attr-defined]
+            mask = topo.required_affinity_mask(pod)
         if elig.need_taints and c.node_taints_honor:
             tols = pod.tolerations
             taints = topo.node_mask(("taints", tols), lambda ni: not ni.node.taints  # type: ignore[attr-defined]

@@ -191,6 +191,47 @@ class TopologyArrays:
         d = self.domains(key)
         return np.bincount(d.codes[d.has], weights=per_node[d.has], minlength=d.size).astype(np.int64)
 
+    def required_affinity_mask(self, pod: Pod) -> np.ndarray:
+        """Per node row: the pod's nodeSelector and required node affinity match the node (upstream
+        ``GetRequiredNodeAffinity(pod).Match``, as ``helper.pod_matches_node_selector_and_affinity``).
+        Each requirement reads one label, so it is evaluated once per distinct value of that label."""
+        req = pod.node_affinity_required
+        sig = ("required-node-affinity", tuple(sorted((pod.node_selector or {}).items())),
+               None if req is None else repr(tuple((t.expressions, t.fields, t.valid) for t in req.terms)))
+        m = self._masks.get(sig)
+        if m is not None:
+            self._masks.move_to_end(sig)
+            return m
+        n = self.cols.n
+        m = np.ones(n, dtype=bool)
+        for k, v in (pod.node_selector or {}).items():
+            d = self.domains(k)
+            code = d.index.get(v)
+            if code is None:
+                m[:] = False
+            else:
+                m &= d.codes == code
+        if req is not None:
+            any_term = np.zeros(n, dtype=bool)
+            for t in req.terms:
+                if not t.valid:
+                    continue
+                tm = np.ones(n, dtype=bool)
+                for r in t.expressions:
+                    d = self.domains(r.key)
+                    lut = np.fromiter((r.matches({r.key: v}) for v in d.values), dtype=bool, count=d.size)
+                    lut = np.append(lut, r.matches({}))  # the last slot: nodes without the label
+                    tm &= lut[np.where(d.has, d.codes, d.size)]
+                if t.fields:
+                    tm &= np.fromiter((all(r.matches({"metadata.name": ni.name}) for r in t.fields) if ni.name
+                                       else True for ni in self.cols.infos), dtype=bool, count=n)
+                any_term |= tm
+            m &= any_term
+        self._masks[sig] = m
+        if len(self._masks) > _MAX_MASKS:
+            self._masks.popitem(last=False)
+        return m
+
     def node_mask(self, sig: Hashable, verdict: Callable[[object], bool]) -> np.ndarray:
         """A boolean per node row, ``verdict(NodeInfo)``, cached under ``sig``."""
         m = self._masks.get(sig)
