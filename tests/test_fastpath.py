@@ -185,3 +185,41 @@ def test_required_affinity_mask_equals_the_per_node_match(seed: int) -> None:
         pod = parse_pod({"metadata": {"name": f"p{k}", "namespace": "default"}, "spec": spec})
         want = [pod_matches_node_selector_and_affinity(pod, ni.node.labels, ni.name) for ni in infos]
         assert topo.required_affinity_mask(pod).tolist() == want, spec
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_tolerated_mask_equals_find_untolerated_taint(seed: int) -> None:
+    """Taints grouped by node (one evaluation per distinct taint list) agree with the per-node check,
+    for every effect and toleration operator."""
+    import random
+
+    from pysched.model.objects import parse_node, parse_pod
+    from pysched.plugins.helper import find_untolerated_taint
+    from pysched.plugins.topology_arrays import topology_arrays
+    from pysched.snapshot.cluster import Cluster, ClusterState
+    from pysched.snapshot.columns import columns_for
+
+    rng = random.Random(seed)
+    effects = ["NoSchedule", "PreferNoSchedule", "NoExecute"]
+    nodes = []
+    for i in range(70):
+        taints = [{"key": rng.choice("kl"), "value": rng.choice(["1", "2"]), "effect": rng.choice(effects)}
+                  for _ in range(rng.choice([0, 0, 1, 2]))]
+        nodes.append(parse_node({"metadata": {"name": f"n{i}"}, "spec": {"taints": taints},
+                                 "status": {"allocatable": {"cpu": "1", "pods": "10"}}}))
+    topo = topology_arrays(columns_for(ClusterState(Cluster(nodes=nodes))))
+    for k in range(40):
+        tols = []
+        for _ in range(rng.randint(0, 2)):
+            t: dict = {"key": rng.choice(["k", "l", ""]), "operator": rng.choice(["Equal", "Exists"])}
+            if t["operator"] == "Equal":
+                t["value"] = rng.choice(["1", "2"])
+            if not t["key"]:
+                t["operator"] = "Exists"
+            if rng.random() < 0.5:
+                t["effect"] = rng.choice(effects)
+            tols.append(t)
+        pod = parse_pod({"metadata": {"name": f"p{k}", "namespace": "default"},
+                         "spec": {"containers": [{"name": "c", "image": "i"}], "tolerations": tols}})
+        want = [find_untolerated_taint(ni.node.taints, pod.tolerations) is None for ni in topo.cols.infos]
+        assert topo.tolerated_mask(pod.tolerations).tolist() == want, tols

@@ -233,12 +233,14 @@ class PreScoreState(StateData):
     """Summed weights per (topology key, value). On the batched path they are kept as two maps (the
     incoming pod's terms, the existing pods' terms), merged only when something reads the sum."""
 
-    __slots__ = ("_merged", "parts")
+    __slots__ = ("_merged", "aggregates", "parts")
 
     def __init__(self, topology_score: dict[str, dict[str, int]] | None = None,
-                 parts: tuple[dict[str, dict[str, int]], ...] = ()) -> None:
+                 parts: tuple[dict[str, dict[str, int]], ...] = (),
+                 aggregates: tuple[_TopologyAggregate, ...] = ()) -> None:
         self._merged = topology_score
         self.parts = parts if topology_score is None else (topology_score,)
+        self.aggregates = aggregates  # batched: the kept sums behind ``parts`` (with their arrays)
 
     @property
     def topology_score(self) -> dict[str, dict[str, int]]:
@@ -304,16 +306,29 @@ class _TopologyAggregate:
     """Sums of (topology key, value) weights over every node, with how many contributions made each
     entry: an entry exists while any node contributes to it, even when its weights cancel out."""
 
-    __slots__ = ("contrib", "presence", "score", "version")
+    __slots__ = ("contrib", "presence", "score", "topo", "version", "weights")
 
-    def __init__(self) -> None:
+    def __init__(self, topo: TopologyArrays | None = None) -> None:
         self.version = 0
         self.score: dict[str, dict[str, int]] = {}
         self.presence: dict[tuple[str, str], int] = {}
         self.contrib: dict[str, list[tuple[str, str, int]]] = {}
+        self.topo = topo  # with it, the sums are also kept as one array per key over its domain codes
+        self.weights: dict[str, np.ndarray] = {}
+
+    def _add_array(self, tk: str, tv: str, w: int) -> None:
+        assert self.topo is not None
+        arr = self.weights.get(tk)
+        if arr is None:
+            d = self.topo.domains(tk)
+            arr = self.weights[tk] = np.zeros(d.size + 1, dtype=np.int64)  # the last slot: no such key
+        arr[self.topo.domains(tk).index[tv]] += w
 
     def apply(self, name: str, entries: list[tuple[str, str, int]]) -> None:
+        arrays = self.topo is not None
         for tk, tv, w in self.contrib.get(name, ()):
+            if arrays:
+                self._add_array(tk, tv, -w)
             self.score[tk][tv] -= w
             left = self.presence[(tk, tv)] - 1
             if left:
@@ -324,6 +339,8 @@ class _TopologyAggregate:
                 if not self.score[tk]:
                     del self.score[tk]
         for tk, tv, w in entries:
+            if arrays:
+                self._add_array(tk, tv, w)
             m = self.score.setdefault(tk, {})
             m[tv] = m.get(tv, 0) + w
             self.presence[(tk, tv)] = self.presence.get((tk, tv), 0) + 1
@@ -635,6 +652,11 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             return None
         topo = topology_arrays(cols)
         out = np.zeros(len(rows), dtype=np.int64)
+        if s.aggregates and all(a.topo is topo for a in s.aggregates):
+            for agg in s.aggregates:
+                for tk, weights in agg.weights.items():
+                    out += weights[topo.domains(tk).ext[rows]]
+            return out
         for part in s.parts:
             for tk, values in part.items():
                 d = topo.domains(tk)
@@ -778,7 +800,7 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             parts.append(self._topology_scores(
                 ("existing", pod.namespace, frozenset(pod.labels.items()), frozenset(ns_labels.items()), hard),
                 existing_part, False))
-            pss = PreScoreState(parts=tuple(parts))
+            pss = PreScoreState(parts=tuple(a.score for a in parts), aggregates=tuple(parts))
             if pss.empty():
                 return Status(Code.Skip)
             state.write(PRE_SCORE_STATE_KEY, pss)
@@ -796,7 +818,7 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         return None
 
     def _topology_scores(self, key: Hashable, contribution: Callable[[NodeInfo], list[tuple[str, str, int]]],
-                         incoming: bool = True) -> dict[str, dict[str, int]]:
+                         incoming: bool = True) -> _TopologyAggregate:
         """The cluster-wide score map, kept across cycles: only nodes named in ``change_log`` since the
         last use are recounted (upstream sums every node every cycle; the numbers are the same). A new
         map asks only the nodes that can contribute: those with pods, when the incoming pod has terms
@@ -804,8 +826,11 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         cluster = self.handle.snapshot  # type: ignore[union-attr]
         log = cluster.change_log
         entry = self._aggregates.get(key)
+        topo = topology_arrays(columns_for(cluster))
+        if entry is not None and entry.topo is not topo:
+            entry = None  # other node rows: start again
         if entry is None:
-            entry = _TopologyAggregate()
+            entry = _TopologyAggregate(topo)
             for ni in cluster.node_infos:
                 if ni.pods_with_affinity or (incoming and ni.pods):  # the others contribute nothing
                     entry.apply(ni.name, contribution(ni))
@@ -819,7 +844,7 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
                     ni = cluster.by_name.get(name)
                     entry.apply(name, contribution(ni) if ni is not None else [])
         entry.version = len(log)
-        return entry.score
+        return entry
 
     def _read_pre_score(self, state: CycleState) -> tuple[PreScoreState | None, Status | None]:
         s = state.read(PRE_SCORE_STATE_KEY)

@@ -746,9 +746,7 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
         if elig.need_affinity and c.node_affinity_honor:
             mask = topo.required_affinity_mask(pod)
         if elig.need_taints and c.node_taints_honor:
-            tols = pod.tolerations
-            taints = topo.node_mask(("taints", tols), lambda ni: not ni.node.taints  # type: ignore[attr-defined]
-                                    or find_untolerated_taint(ni.node.taints, tols) is None)  # type: ignore[attr-defined]
+            taints = topo.tolerated_mask(pod.tolerations)
             mask = taints if mask is None else mask & taints
         return mask
 

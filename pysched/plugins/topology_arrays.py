@@ -37,7 +37,7 @@ _MAX_MASKS = 512
 class Domains:
     """The domains of one topology key over the node rows."""
 
-    __slots__ = ("_empty_codes", "codes", "has", "index", "values")
+    __slots__ = ("_empty_codes", "_ext", "codes", "has", "index", "values")
 
     def __init__(self, cols: NodeColumns, key: str) -> None:
         index: dict[str, int] = {}
@@ -56,10 +56,18 @@ class Domains:
         self.index = index
         self.values = list(index)
         self._empty_codes: tuple[np.ndarray, int] | None = None
+        self._ext: np.ndarray | None = None
 
     @property
     def size(self) -> int:
         return len(self.values)
+
+    @property
+    def ext(self) -> np.ndarray:
+        """Codes with ``size`` for a node lacking the key (index an array of ``size + 1`` slots)."""
+        if self._ext is None:
+            self._ext = np.where(self.has, self.codes, self.size)
+        return self._ext
 
     def codes_or_empty(self) -> tuple[np.ndarray, int]:
         """Codes where a node lacking the key is in the domain ``""`` (``labels.get(key, "")``), and the
@@ -112,6 +120,8 @@ class TopologyArrays:
         self._counts: OrderedDict[Hashable, _Counts] = OrderedDict()
         self._masks: OrderedDict[Hashable, np.ndarray] = OrderedDict()
         self._per_node: OrderedDict[Hashable, _PerNode] = OrderedDict()
+        self._taint_groups: tuple[np.ndarray, list[tuple]] | None = None
+        self._untolerated: OrderedDict[Hashable, tuple[np.ndarray, list[object]]] = OrderedDict()
 
     def domains(self, key: str) -> Domains:
         d = self._domains.get(key)
@@ -231,6 +241,41 @@ class TopologyArrays:
         if len(self._masks) > _MAX_MASKS:
             self._masks.popitem(last=False)
         return m
+
+    def taint_groups(self) -> tuple[np.ndarray, list[tuple]]:
+        """Per node row, the index of its taint list among the distinct ones (0: no taints)."""
+        if self._taint_groups is None:
+            index: dict[tuple, int] = {(): 0}
+            codes = np.empty(self.cols.n, dtype=np.int64)
+            for i, ni in enumerate(self.cols.infos):
+                t = tuple(ni.node.taints)
+                c = index.get(t)
+                if c is None:
+                    c = index[t] = len(index)
+                codes[i] = c
+            self._taint_groups = (codes, list(index))
+        return self._taint_groups
+
+    def untolerated(self, tolerations: tuple) -> tuple[np.ndarray, list[object]]:
+        """Per node row, the index of its taint list, and per taint list the first NoSchedule/NoExecute
+        taint ``tolerations`` do not tolerate (None: tolerated), as ``helper.find_untolerated_taint``."""
+        from pysched.plugins.helper import find_untolerated_taint
+
+        key = ("untolerated", tolerations)
+        hit = self._untolerated.get(key)
+        if hit is None:
+            codes, groups = self.taint_groups()
+            hit = self._untolerated[key] = (codes, [find_untolerated_taint(g, tolerations) for g in groups])
+            if len(self._untolerated) > _MAX_MASKS:
+                self._untolerated.popitem(last=False)
+        else:
+            self._untolerated.move_to_end(key)
+        return hit
+
+    def tolerated_mask(self, tolerations: tuple) -> np.ndarray:
+        """Per node row: no untolerated NoSchedule/NoExecute taint."""
+        codes, first = self.untolerated(tolerations)
+        return np.array([t is None for t in first], dtype=bool)[codes]
 
     def node_mask(self, sig: Hashable, verdict: Callable[[object], bool]) -> np.ndarray:
         """A boolean per node row, ``verdict(NodeInfo)``, cached under ``sig``."""
