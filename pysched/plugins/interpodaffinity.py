@@ -188,9 +188,7 @@ class PreFilterState(StateData):
         return bool(self.anti_affinity_counts)
 
     def clone(self) -> PreFilterState:
-        if self.arrays is not None and self._existing is None and self._affinity is None and self._anti is None:
-            return PreFilterState(None, None, None, self.required_affinity, self.required_anti, self.pod,
-                                  self.namespace_labels, self.arrays)
+        # The maps are built once here (preemption clones per candidate node and changes the clones).
         return PreFilterState(dict(self.existing_anti_affinity_counts), dict(self.affinity_counts),
                               dict(self.anti_affinity_counts), self.required_affinity, self.required_anti,
                               self.pod, self.namespace_labels)

@@ -495,8 +495,8 @@ class PreFilterState(StateData):
         return self
 
     def clone(self) -> PreFilterState:
-        if self._tp is None:
-            return PreFilterState(self.constraints, None, None, self.arrays)
+        # The maps are built once here (preemption clones the state per candidate node, then changes the
+        # clones' maps); the clones copy them.
         return PreFilterState(self.constraints, [p.copy() for p in self.critical_paths],
                               [dict(m) for m in self.tp_value_to_match_num], self.arrays)
 
