@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from pysched.errors import ConfigError
-from pysched.framework.batch import BatchVerdict, selector_sig, shape_verdict
+from pysched.framework.batch import BatchVerdict, selector_sig, shape_verdict, template_statuses
 from pysched.framework.cycle_state import CycleState
 from pysched.framework.interface import (
     MAX_NODE_SCORE,
@@ -34,6 +34,7 @@ from pysched.plugins.helper import (
     default_normalize_values,
     pod_matches_node_selector_and_affinity,
 )
+from pysched.plugins.topology_arrays import topology_arrays
 from pysched.snapshot.columns import NodeColumns
 from pysched.snapshot.nodeinfo import NodeInfo
 
@@ -175,6 +176,12 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin):
         return None
 
     def batch_filter(self, state: CycleState, pod: Pod, cols: NodeColumns) -> BatchVerdict | None:
+        if self.added_node_selector is None:
+            # nodeSelector and required affinity as arrays: each requirement once per distinct label value
+            ok = topology_arrays(cols).required_affinity_mask(pod)
+            cache: dict[int, Status] = {}
+            return BatchVerdict(ok, lambda rows: template_statuses(
+                np.zeros(len(rows), dtype=np.int64), lambda _: Status.unresolvable(ERR_REASON_POD), cache))
         # the verdict reads the node's labels and name, the pod's selector and required affinity
         sig = repr((sorted((pod.node_selector or {}).items()), pod.node_selector is None,
                     selector_sig(pod.node_affinity_required)))

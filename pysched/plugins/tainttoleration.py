@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pysched.framework.batch import BatchVerdict, shape_verdict
+from pysched.framework.batch import BatchVerdict, template_statuses
 from pysched.framework.cycle_state import CycleState
 from pysched.framework.interface import (
     MAX_NODE_SCORE,
@@ -22,6 +22,7 @@ from pysched.plugins.helper import (
     default_normalize_values,
     find_untolerated_taint,
 )
+from pysched.plugins.topology_arrays import topology_arrays
 from pysched.snapshot.columns import NodeColumns, feasible_rows
 from pysched.snapshot.nodeinfo import NodeInfo
 
@@ -44,7 +45,16 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin):
         return Status.unresolvable(untolerated_reason(taint.key, taint.value))
 
     def batch_filter(self, state: CycleState, pod: Pod, cols: NodeColumns) -> BatchVerdict | None:
-        return shape_verdict(self, state, pod, cols, repr(pod.tolerations))
+        # nodes grouped by their taint list: the first untolerated taint once per list
+        groups, first = topology_arrays(cols).untolerated(pod.tolerations)
+        ok = np.array([t is None for t in first], dtype=bool)[groups]
+        cache: dict[int, Status] = {}
+
+        def status(g: int) -> Status:
+            taint = first[g]
+            return Status.unresolvable(untolerated_reason(taint.key, taint.value))  # type: ignore[attr-defined]
+
+        return BatchVerdict(ok, lambda rows: template_statuses(groups[rows], status, cache))
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         prefer = tuple(t for t in pod.tolerations if t.effect in ("", "PreferNoSchedule"))
