@@ -77,7 +77,7 @@ if mode != "load":
                schedule_cpu_s=time.process_time() - c2, examined=sum(c.evaluated_nodes for c in res.cycles))
 if mode == "explain":
     from pysched.report.explain import build_explain_document
-    from pysched.scheduler.whatif import explain_pod
+    from pysched.scheduler.explain import explain_pod
     cluster2 = load_snapshot([sys.argv[1]])
     queue = Simulation(cluster2, cfg, reg, SimulationOptions())._queue()[0]
     t4 = time.perf_counter()

@@ -516,7 +516,7 @@ def test_dra_kinds_are_read_not_ignored() -> None:
 
 def test_explain_says_which_request_fails_and_which_claims_hold_the_devices() -> None:
     from pysched.report.explain import change_text
-    from pysched.scheduler.whatif import explain_pod
+    from pysched.scheduler.explain import explain_pod
 
     l4 = f'device.attributes["{GPU}"].model == "l4"'
     cluster = load(node("n1"), node("n2"), node("n3"), device_class(),

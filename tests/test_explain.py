@@ -18,8 +18,8 @@ from pysched.framework.config import load_config
 from pysched.plugins import in_tree_registry
 from pysched.report.explain import build_explain_document, explain_data
 from pysched.report.plain import render_blocks
+from pysched.scheduler.explain import Explanation, explain_pod
 from pysched.scheduler.simulation import Simulation, SimulationOptions
-from pysched.scheduler.whatif import Explanation, explain_pod
 from pysched.snapshot.loader import load_snapshot
 from tests.conformance.harness import SCENARIOS, scenario_inputs
 from tests.golden import assert_golden

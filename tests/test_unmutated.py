@@ -13,8 +13,8 @@ import pytest
 from pysched.framework.config import load_config
 from pysched.plugins import in_tree_registry
 from pysched.report.serialize import to_json
+from pysched.scheduler.explain import explain_pod
 from pysched.scheduler.simulation import Simulation, SimulationOptions
-from pysched.scheduler.whatif import explain_pod
 from pysched.snapshot.loader import load_snapshot
 
 CONFORMANCE = Path(__file__).resolve().parent / "conformance"

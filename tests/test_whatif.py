@@ -1,4 +1,4 @@
-"""``scheduler/whatif.py``: every kind of "what would make it fit" change, checked independently.
+"""``scheduler/explain`` and the plugins' ``what_would_fit``: every kind of "what would make it fit" change, checked independently.
 
 Each test builds a small cluster from plain dicts, asks ``compute_whatif`` for the changes, then applies the
 change to the *dicts* (evict = drop the pod, toleration = add it to the pod spec, label / uncordon = edit the
@@ -19,11 +19,7 @@ from pysched.framework.cycle_state import CycleState
 from pysched.framework.interface import Handle
 from pysched.framework.runtime import Framework
 from pysched.framework.status import Code, Status
-from pysched.model.objects import Pod, parse_node, parse_pod
-from pysched.plugins import in_tree_registry
-from pysched.report.explain import change_text
-from pysched.scheduler.simulation import Simulation, SimulationOptions
-from pysched.scheduler.whatif import (
+from pysched.framework.whatif import (
     INTER_POD,
     NODE_AFFINITY,
     PORTS,
@@ -32,12 +28,14 @@ from pysched.scheduler.whatif import (
     TAINTS,
     UNSCHEDULABLE,
     Change,
-    compute_whatif,
-    explain_pod,
-    preemption_reasoning,
-    smallest_eviction,
     toleration_dict,
 )
+from pysched.model.objects import Pod, parse_node, parse_pod
+from pysched.plugins import in_tree_registry
+from pysched.plugins.noderesources.fit import smallest_eviction
+from pysched.report.explain import change_text
+from pysched.scheduler.explain import compute_whatif, explain_pod, preemption_reasoning
+from pysched.scheduler.simulation import Simulation, SimulationOptions
 from pysched.snapshot.cluster import Cluster, ClusterState
 from pysched.snapshot.loader import load_snapshot
 

@@ -192,8 +192,8 @@ def register(app: typer.Typer) -> None:
 
         def run() -> int:
             from pysched.report.explain import build_explain_document, explain_data
+            from pysched.scheduler.explain import explain_pod
             from pysched.scheduler.simulation import SimulationOptions
-            from pysched.scheduler.whatif import explain_pod
 
             registry = build_registry(plugin_dir)
             if config:

@@ -4,20 +4,27 @@ extension point through which a plugin proposes it.
 A Filter plugin, in-tree or out-of-tree, that also subclasses :class:`WhatIfPlugin` is asked for a change
 whenever it rejects a pod on one of the nodes nearest to accepting it (``pysched explain``); pysched applies
 the change to copies, runs PreFilter and Filter again and reports whether the verdict flips. Plugins
-without it get the built-in suggestions of ``scheduler/whatif.py`` where one exists, else none.
+without it get no suggestion. Every in-tree Filter plugin with a suggestion offers it this way; the
+explain package (``scheduler/explain/``) only asks, checks and reports.
+
+A plugin that needs more than its node (every node of the cluster, the other nodes' verdicts, or checks
+while it looks for the smallest change) declares a ``ctx`` parameter and receives a :class:`WhatIfContext`.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from pysched.model.objects import Pod, Toleration
+from pysched.model.objects import Pod, Taint, Toleration
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from pysched.framework.cycle_state import CycleState
     from pysched.framework.status import Status
+    from pysched.model.labels import LabelSelector, Requirement
     from pysched.snapshot.nodeinfo import NodeInfo
 
 # kinds of change, one per filter plugin that has a what-if
@@ -82,9 +89,59 @@ class Change:
         return d
 
 
+# ---------------------------------------------------------------------------------------------- words for details
 def toleration_dict(t: Toleration) -> dict:
     return {k: v for k, v in (("key", t.key), ("operator", t.operator), ("value", t.value), ("effect", t.effect))
             if v}
+
+
+def taint_dict(t: Taint) -> dict:
+    return {"key": t.key, "value": t.value, "effect": t.effect}
+
+
+def selector_text(sel: LabelSelector) -> str:
+    """``app=web,tier in (a,b),!legacy`` (``<nothing>`` / ``<everything>`` for the degenerate ones)."""
+    if sel.nothing:
+        return "<nothing>"
+    if not sel.requirements:
+        return "<everything>"
+    return ",".join(requirement_text(r) for r in sel.requirements)
+
+
+def requirement_text(r: Requirement) -> str:
+    values = sorted(r.values)
+    if r.op == "In":
+        return f"{r.key}={values[0]}" if len(values) == 1 else f"{r.key} in ({','.join(values)})"
+    if r.op == "NotIn":
+        return f"{r.key}!={values[0]}" if len(values) == 1 else f"{r.key} notin ({','.join(values)})"
+    if r.op == "Exists":
+        return r.key
+    if r.op == "DoesNotExist":
+        return f"!{r.key}"
+    if r.op == "Gt":
+        return f"{r.key}>{values[0]}"
+    if r.op == "Lt":
+        return f"{r.key}<{values[0]}"
+    return f"{r.key} {r.op} {values}"
+
+
+# ---------------------------------------------------------------------------------------------- the extension point
+class WhatIfContext(Protocol):
+    """What explain offers a plugin's what-if beyond its node (the ``ctx`` parameter)."""
+
+    @property
+    def nodes(self) -> Sequence[NodeInfo]:
+        """Every node of the cluster as the simulation holds it (without nominated pods added)."""
+
+    def node(self, name: str) -> NodeInfo:
+        """One of :attr:`nodes`, by name."""
+
+    def passing(self, plugin: str) -> list[str]:
+        """The names, sorted, of the nodes the filters ran on (after PreFilter) that ``plugin`` passes."""
+
+    def check(self, change: Change, node: str) -> bool:
+        """Apply ``change`` alone to copies, run PreFilter and Filter again and record the outcome in
+        ``change`` (``checked``, ``flips``, ``after``): whether ``change.plugin`` now passes on ``node``."""
 
 
 class WhatIfPlugin(ABC):
@@ -94,5 +151,8 @@ class WhatIfPlugin(ABC):
     def what_would_fit(self, state: CycleState, pod: Pod, node: NodeInfo, status: Status) -> Change | None:
         """The smallest change after which this plugin would pass ``pod`` on ``node``, which it rejected
         with ``status``; ``node`` is the node as the filters saw it (nominated pods of at least the pod's
-        priority added) and ``state`` the cycle's PreFilter state. ``None``: no change on this node helps.
-        The change need not be checked: pysched checks it."""
+        priority added) and ``state`` the PreFilter state in which the plugin rejected it. ``None``: no
+        change on this node helps. The change need not be checked: pysched checks it.
+
+        An implementation may add a keyword parameter ``ctx: WhatIfContext | None = None``; explain then
+        passes its context (``None`` when called outside explain)."""

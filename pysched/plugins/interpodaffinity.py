@@ -38,9 +38,10 @@ from pysched.framework.interface import (
     ScorePlugin,
 )
 from pysched.framework.status import Code, Status
+from pysched.framework.whatif import INTER_POD, Change, Eviction, WhatIfContext, WhatIfPlugin, selector_text
 from pysched.model.objects import AffinityTerm, Pod
 from pysched.plugins.helper import decode_plugin_args
-from pysched.plugins.podtopologyspread import NodeValueCache, selector_key
+from pysched.plugins.podtopologyspread import LABEL_HOSTNAME, NodeValueCache, selector_key
 from pysched.plugins.topology_arrays import TopologyArrays, topology_arrays
 from pysched.snapshot.columns import NodeColumns, columns_for, feasible_rows
 from pysched.snapshot.nodeinfo import NodeInfo
@@ -345,7 +346,7 @@ class _TopologyAggregate:
         self.contrib[name] = entries
 
 
-class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin):
+class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlugin):
     NAME = NAME
     HAS_EXTENSIONS = True
     HAS_NORMALIZE = True
@@ -882,6 +883,12 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             ns.score = int(f)
         return None
 
+    def what_would_fit(self, state: CycleState, pod: Pod, node: NodeInfo, status: Status,
+                       ctx: WhatIfContext | None = None) -> Change | None:
+        """Label the node into a domain with pods the pod needs, evict the pods it must not share a domain
+        with and those whose anti-affinity rejects it (see ``inter_pod_what_if``)."""
+        return inter_pod_what_if(state, pod, node, status, ctx) if ctx is not None else None
+
 
 def _affinity_status(kind: int) -> Status:
     if kind == 1:
@@ -947,3 +954,86 @@ PLUGIN = InterPodAffinity
 
 def factory(args: Any, handle: Handle) -> InterPodAffinity:
     return InterPodAffinity(handle, args)
+
+
+# --------------------------------------------------------------------------- what-if
+def inter_pod_what_if(state: CycleState, pod: Pod, node: NodeInfo, status: Status, ctx: WhatIfContext) -> Change:
+    """The pod's required affinity: label the node into a domain that has matching pods (most matches
+    first, checked); its required anti-affinity and existing pods' anti-affinity: evict the pods in the
+    node's domains that conflict."""
+    change = Change(NAME, INTER_POD, status.message())
+    s = state.read(PRE_FILTER_STATE_KEY)
+    if not isinstance(s, PreFilterState):
+        return change
+    labels = node.node.labels
+    details: dict[str, Any] = {}
+    evict: dict[str, Eviction] = {}
+    # the pod's required affinity: a matching pod must run in the node's domain
+    if not _satisfy_pod_affinity(s, labels):
+        unmet = []
+        relabel: dict[str, str] | None = {}
+        choices: list[tuple[str, list[str]]] = []  # (topology key, domains with matching pods)
+        for t in s.required_affinity:
+            tv = labels.get(t.topology_key)
+            if tv is not None and s.affinity_counts.get((t.topology_key, tv), 0) > 0:
+                continue
+            domains = sorted(((v, n) for (k, v), n in s.affinity_counts.items()
+                              if k == t.topology_key and n > 0), key=lambda vn: (-vn[1], vn[0]))
+            unmet.append({"topology_key": t.topology_key, "value": tv, "selector": selector_text(t.selector),
+                          "domains_with_matches": [[v, n] for v, n in domains[:5]],
+                          "domains_with_matches_count": len(domains)})
+            if domains and relabel is not None and t.topology_key != LABEL_HOSTNAME:
+                relabel[t.topology_key] = domains[0][0]
+                choices.append((t.topology_key, [v for v, _ in domains[:5]]))
+            else:
+                # no pod anywhere matches the term, or the domain is a node: no label on this node helps
+                relabel = None
+        details["affinity"] = unmet
+        change.set_labels = relabel or {}
+        if relabel:
+            _pick_domains(change, node.name, choices, ctx)
+    # the pod's required anti-affinity: pods it must not share a domain with
+    conflicts = []
+    for t in s.required_anti:
+        tv = labels.get(t.topology_key)
+        if tv is None or s.anti_affinity_counts.get((t.topology_key, tv), 0) <= 0:
+            continue
+        pods = [(p, other.name) for other in ctx.nodes if other.node.labels.get(t.topology_key) == tv
+                for p in other.pods if term_matches(t, p, None)]
+        conflicts.append({"topology_key": t.topology_key, "value": tv, "selector": selector_text(t.selector),
+                          "pods": sorted(p.key for p, _ in pods)})
+        for p, n in pods:
+            evict.setdefault(p.key, Eviction(p.key, n, p.priority, p))
+    if conflicts:
+        details["anti_affinity"] = conflicts
+    # existing pods whose required anti-affinity rejects the pod in this node's domains
+    existing = []
+    for other in ctx.nodes:
+        for ep in other.pods_with_required_anti_affinity:
+            for t in ep.affinity.required_anti:
+                tv = other.node.labels.get(t.topology_key)
+                if tv is None or labels.get(t.topology_key) != tv:
+                    continue
+                if term_matches(t, pod, s.namespace_labels):
+                    existing.append({"pod": ep.key, "node": other.name, "topology_key": t.topology_key,
+                                     "value": tv, "selector": selector_text(t.selector)})
+                    evict.setdefault(ep.key, Eviction(ep.key, other.name, ep.priority, ep))
+                    break
+    if existing:
+        details["existing_anti_affinity"] = existing
+    change.details = details
+    change.evict = sorted(evict.values(), key=lambda e: (e.priority, e.pod))
+    return change
+
+
+def _pick_domains(change: Change, node: str, choices: list[tuple[str, list[str]]], ctx: WhatIfContext) -> None:
+    """Try the domains with matching pods, most matches first, until one flips the checked verdict
+    (another domain may hold pods whose anti-affinity rejects the pod)."""
+    first = dict(change.set_labels)
+    for key_, domains in choices:
+        for domain in domains:
+            change.set_labels[key_] = domain
+            if ctx.check(change, node):
+                return
+        change.set_labels[key_] = first[key_]
+    change.checked = False  # checked again with the evictions, if any, by the caller

@@ -6,7 +6,8 @@ PreFilter narrows the candidate nodes when every required term names nodes throu
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -25,7 +26,8 @@ from pysched.framework.interface import (
     ScorePlugin,
 )
 from pysched.framework.status import Code, Status
-from pysched.model.labels import NodeSelector, NodeSelectorTerm
+from pysched.framework.whatif import NODE_AFFINITY, Change, WhatIfContext, WhatIfPlugin, requirement_text
+from pysched.model.labels import NodeSelector, NodeSelectorTerm, Requirement
 from pysched.model.objects import Pod
 from pysched.plugins.helper import (
     decode_plugin_args,
@@ -119,7 +121,7 @@ def required_node_names(pod: Pod) -> set[str] | None:
 
 # --------------------------------------------------------------------------- plugin
 
-class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin):
+class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlugin):
     NAME = NAME
     HAS_NORMALIZE = True
 
@@ -242,6 +244,112 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin):
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
         default_normalize_score(MAX_NODE_SCORE, False, scores)
         return None
+
+    # ------------------------------------------------------------------ what-if
+    def what_would_fit(self, state: CycleState, pod: Pod, node: NodeInfo, status: Status,
+                       ctx: WhatIfContext | None = None) -> Change:
+        """The fewest node labels to set or remove: the nodeSelector's, then the cheapest term of the pod's
+        required affinity and of the scheduler's ``addedAffinity``; none when no term can match."""
+        nodes = ctx.nodes if ctx is not None else [node]
+        change = Change(NAME, NODE_AFFINITY, status.message())
+        labels = dict(node.node.labels)
+        set_labels: dict[str, str] = {}
+        remove: set[str] = set()
+        details: dict[str, Any] = {}
+        mismatched: list[dict[str, Any]] = [{"key": k, "want": v, "have": labels.get(k)}
+                                            for k, v in sorted((pod.node_selector or {}).items()) if labels.get(k) != v]
+        if mismatched:
+            details["node_selector"] = mismatched
+            for m in mismatched:
+                set_labels[m["key"]] = m["want"]
+        after_selector = {**labels, **set_labels}
+        unfixable = False
+        for which, selector in (("pod", pod.node_affinity_required), ("scheduler", self.added_node_selector)):
+            if selector is None or selector.matches(after_selector, node.name):
+                continue
+            best = _cheapest_term(selector, after_selector, node.name, dict(pod.node_selector or {}), nodes)
+            if best is None:
+                details[f"{which}_affinity"] = {"terms": len(selector.terms), "fixable": False}
+                unfixable = True
+                continue
+            index, unmet, sets, removes = best
+            details[f"{which}_affinity"] = {"terms": len(selector.terms), "term": index,
+                                            "unmet": [requirement_text(r) for r in unmet], "fixable": True}
+            set_labels.update(sets)
+            remove |= removes
+            for k in removes:
+                after_selector.pop(k, None)
+            after_selector.update(sets)
+        matching = ctx.passing(NAME) if ctx is not None else []
+        details["matching_nodes"] = len(matching)
+        details["matching_examples"] = matching[:5]
+        change.details = details
+        if not unfixable:
+            change.set_labels = set_labels
+            change.remove_labels = sorted(remove - set(set_labels))
+        return change
+
+
+def _cheapest_term(selector: NodeSelector, labels: dict[str, str], node_name: str, pinned: dict[str, str],
+                   nodes: Sequence[NodeInfo]) -> tuple[int, list[Requirement], dict[str, str], set[str]] | None:
+    """The term of ``selector`` that the fewest label changes make ``labels`` match, or None; the
+    ``pinned`` labels (the nodeSelector's) must keep their values."""
+    best = None
+    for i, term in enumerate(selector.terms):
+        if not term.valid:
+            continue
+        if term.fields and not all(r.matches({OBJECT_NAME_FIELD: node_name}) for r in term.fields):
+            continue  # the term names other nodes: no label makes this one match it
+        unmet = [r for r in term.expressions if not r.matches(labels)]
+        sets: dict[str, str] = {}
+        removes: set[str] = set()
+        possible = True
+        for k in dict.fromkeys(r.key for r in unmet):
+            reqs = [r for r in term.expressions if r.key == k]
+            if k in pinned:
+                reqs.append(Requirement(k, "In", frozenset((pinned[k],))))
+            found, value = _satisfying_value(k, reqs, nodes)
+            if not found:
+                possible = False  # e.g. cpu-gen > 3 and cpu-gen < 2: no value meets both
+                break
+            if value is None:
+                removes.add(k)
+            else:
+                sets[k] = value
+        if not possible:
+            continue
+        cost = len(sets) + len(removes)
+        if best is None or cost < best[0]:
+            best = (cost, i, unmet, sets, removes)
+    if best is None:
+        return None
+    return best[1], best[2], best[3], best[4]
+
+
+def _satisfying_value(key: str, reqs: list[Requirement], nodes: Sequence[NodeInfo]) -> tuple[bool, str | None]:
+    """A value of label ``key`` that meets every requirement on it: (True, None) when the label's absence
+    does, (False, None) when nothing does. Tried: the requirements' own values, then the values nodes carry
+    (most common first), then ``true``."""
+    if all(r.matches({}) for r in reqs):
+        return True, None
+    candidates: list[str] = []
+    for r in reqs:
+        values = sorted(r.values)
+        if r.op == "In":
+            candidates += values
+        elif r.op in ("Gt", "Lt") and values:
+            try:
+                bound = int(values[0])
+            except ValueError:
+                continue
+            candidates.append(str(bound + 1 if r.op == "Gt" else bound - 1))
+    seen = Counter(ni.node.labels[key] for ni in nodes if key in ni.node.labels)
+    candidates += [v for v, _ in sorted(seen.items(), key=lambda kv: (-kv[1], kv[0]))]
+    candidates.append("true")
+    for v in candidates:
+        if all(r.matches({key: v}) for r in reqs):
+            return True, v
+    return False, None
 
 
 class _OneTerm:

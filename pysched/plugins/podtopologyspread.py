@@ -39,6 +39,7 @@ from pysched.framework.interface import (
     ScorePlugin,
 )
 from pysched.framework.status import Code, Status
+from pysched.framework.whatif import SPREAD, Change, Eviction, WhatIfContext, WhatIfPlugin, selector_text
 from pysched.model.labels import LabelSelector, Requirement
 from pysched.model.objects import FieldError, Pod, SpreadConstraint
 from pysched.plugins.helper import (
@@ -562,7 +563,7 @@ def decode_args(raw: Any) -> Any:
 
 # --------------------------------------------------------------------------- plugin
 
-class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin):
+class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlugin):
     NAME = NAME
     HAS_EXTENSIONS = True
     HAS_NORMALIZE = True
@@ -1109,9 +1110,117 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
             ns.score = MAX_NODE_SCORE * (max_score + min_score - ns.score) // max_score
         return None
 
+    def what_would_fit(self, state: CycleState, pod: Pod, node: NodeInfo, status: Status,
+                       ctx: WhatIfContext | None = None) -> Change | None:
+        """Evict matching pods from the node's domain until maxSkew holds, or label the node into a domain
+        that satisfies it (see ``spread_what_if``)."""
+        return spread_what_if(state, pod, node, status, ctx) if ctx is not None else None
+
 
 PLUGIN = PodTopologySpread
 
 
 def factory(args: Any, handle: Handle) -> PodTopologySpread:
     return PodTopologySpread(handle, args)
+
+
+# --------------------------------------------------------------------------- what-if
+MAX_SPREAD_CHECKS = 25  # re-checks while growing a topology-spread eviction set
+
+
+def spread_what_if(state: CycleState, pod: Pod, node: NodeInfo, status: Status, ctx: WhatIfContext) -> Change:
+    """Per DoNotSchedule constraint the node violates: evict the lowest-priority matching pods of its domain
+    (as many as the skew exceeds maxSkew, grown one pod per domain until the checked verdict flips, since
+    PreFilter's counts decide); for a node without the topology label, the first domain that satisfies
+    maxSkew, checked."""
+    change = Change(NAME, SPREAD, status.message())
+    s = state.read(PRE_FILTER_STATE_KEY)
+    if not isinstance(s, PreFilterState):
+        return change
+    labels = node.node.labels
+    rows = []
+    victims: list[tuple[Pod, str]] = []
+    grow: list[list[tuple[Pod, str]]] = []
+    relabel: list[tuple[str, list[str]]] = []  # (topology key, domains to try) for a missing label
+    for i, c in enumerate(s.constraints):
+        counts = s.tp_value_to_match_num[i]
+        min_match = s.min_match_num(i, c.min_domains)
+        self_match = 1 if c.selector.matches(pod.labels) else 0
+        ok_domains = sorted((v for v, n in counts.items() if n + self_match - min_match <= c.max_skew),
+                            key=lambda v: (counts[v], v))
+        row: dict[str, Any] = {"topology_key": c.topology_key, "max_skew": c.max_skew,
+                               "selector": selector_text(c.selector), "min": min_match,
+                               "min_domain": s.critical_paths[i].v0 if len(counts) >= c.min_domains else None,
+                               "domains": len(counts), "min_domains": c.min_domains,
+                               "ok_domains": [[v, counts[v]] for v in ok_domains[:5]],
+                               "ok_domains_count": len(ok_domains)}
+        value = labels.get(c.topology_key)
+        if value is None:
+            row["missing_label"] = True
+            if ok_domains:
+                change.set_labels[c.topology_key] = ok_domains[0]
+                relabel.append((c.topology_key, ok_domains[:5]))
+            rows.append(row)
+            continue
+        count = counts.get(value, 0)
+        skew = count + self_match - min_match
+        row.update(value=value, count=count, skew=skew)
+        if skew <= c.max_skew:
+            row["satisfied"] = True
+            rows.append(row)
+            continue
+        excess = skew - c.max_skew
+        row["excess"] = excess
+        candidates = _domain_pods(pod, c, s.constraints, value, ctx)
+        row["matching_in_domain"] = len(candidates)
+        grow.append(candidates)
+        victims.extend(candidates[:excess])
+        rows.append(row)
+    change.details["constraints"] = rows
+    taken: set[str] = set()
+    for p, n in victims:
+        if p.key not in taken:
+            taken.add(p.key)
+            change.evict.append(Eviction(p.key, n, p.priority, p))
+    if not change.has_modification:
+        return change
+    # a missing label: the first domain that satisfies maxSkew, checked; the next ones if it does not flip
+    for key_, domains in relabel:
+        for domain in domains:
+            change.set_labels[key_] = domain
+            if ctx.check(change, node.name):
+                break
+        else:
+            change.set_labels[key_] = domains[0]
+    # PreFilter's counts decide: grow the evictions one pod per domain until the checked verdict flips
+    for _ in range(MAX_SPREAD_CHECKS):
+        if ctx.check(change, node.name):
+            break
+        grown = False
+        for candidates in grow:
+            nxt = next(((p, n) for p, n in candidates if p.key not in taken), None)
+            if nxt is not None:
+                taken.add(nxt[0].key)
+                change.evict.append(Eviction(nxt[0].key, nxt[1], nxt[0].priority, nxt[0]))
+                grown = True
+        if not grown:
+            break
+    return change
+
+
+def _domain_pods(pod: Pod, c: Constraint, constraints: list[Constraint], value: str,
+                 ctx: WhatIfContext) -> list[tuple[Pod, str]]:
+    """Pods PreFilter counted in the domain ``value`` of ``c``: lowest priority first."""
+    elig = _Eligibility(pod, constraints)
+    out = []
+    for ni in ctx.nodes:
+        lab = ni.node.labels
+        if lab.get(c.topology_key) != value or not node_has_all_keys(lab, constraints):
+            continue
+        if not _Eligibility.ok(c, elig.per_node(ni)):
+            continue
+        for p in ni.pods:
+            if p.meta.deletion_timestamp is None and p.namespace == pod.namespace and c.selector.matches(p.labels):
+                out.append((p, ni.name))
+    out.sort(key=lambda pn: (pn[0].priority, pn[0].key))
+    return out

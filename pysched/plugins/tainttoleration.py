@@ -15,7 +15,8 @@ from pysched.framework.interface import (
     ScorePlugin,
 )
 from pysched.framework.status import Status
-from pysched.model.objects import Pod
+from pysched.framework.whatif import TAINTS, Change, WhatIfPlugin, taint_dict
+from pysched.model.objects import Pod, Toleration, tolerates_taint
 from pysched.plugins.helper import (
     default_normalize_array,
     default_normalize_score,
@@ -34,7 +35,7 @@ def untolerated_reason(key: str, value: str) -> str:
     return f"node(s) had untolerated taint {{{key}: {value}}}"
 
 
-class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin):
+class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlugin):
     NAME = NAME
     HAS_NORMALIZE = True
 
@@ -116,6 +117,15 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin):
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
         default_normalize_score(MAX_NODE_SCORE, True, scores)
         return None
+
+    # ------------------------------------------------------------------ what-if
+    def what_would_fit(self, state: CycleState, pod: Pod, node: NodeInfo, status: Status) -> Change:
+        """Tolerate every taint the pod does not (NoSchedule and NoExecute)."""
+        untolerated = [t for t in node.node.taints if t.effect in ("NoSchedule", "NoExecute")
+                       and not tolerates_taint(pod.tolerations, t)]
+        return Change(NAME, TAINTS, status.message(), details={"taints": [taint_dict(t) for t in untolerated]},
+                      add_tolerations=[Toleration(t.key, "Equal", t.value, t.effect) if t.value
+                                       else Toleration(t.key, "Exists", "", t.effect) for t in untolerated])
 
 
 PLUGIN = TaintToleration

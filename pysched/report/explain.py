@@ -1,6 +1,6 @@
 """``pysched explain POD``: every cycle of one pod, why it went where it went, and what would make it fit.
 
-Everything here reads an :class:`~pysched.scheduler.whatif.Explanation` (the pod's traced cycles and the
+Everything here reads an :class:`~pysched.scheduler.explain.Explanation` (the pod's traced cycles and the
 what-if computed by the scheduler layer); no decision is recomputed. ``explain_data`` is the JSON/YAML
 document, ``build_explain_document`` the ``-o table`` blocks that ``table.py`` and ``plain.py`` draw.
 """
@@ -33,8 +33,7 @@ from pysched.report.document import (
     filter_block,
     score_block,
 )
-from pysched.scheduler.trace import CycleTrace
-from pysched.scheduler.whatif import (
+from pysched.scheduler.explain import (
     DEVICES,
     INTER_POD,
     NODE_AFFINITY,
@@ -50,6 +49,7 @@ from pysched.scheduler.whatif import (
     WhatIf,
     preemption_reasoning,
 )
+from pysched.scheduler.trace import CycleTrace
 
 
 # ---------------------------------------------------------------------------------------------- words

@@ -25,6 +25,7 @@ from pysched.framework.interface import (
     ScorePlugin,
 )
 from pysched.framework.status import Code, Status
+from pysched.framework.whatif import RESOURCES, Change, Eviction, WhatIfContext, WhatIfPlugin
 from pysched.model.objects import Pod
 from pysched.model.resources import Resource, is_extended
 from pysched.plugins.helper import decode_plugin_args
@@ -142,7 +143,7 @@ def build_scorer(strategy: Any) -> ResourceAllocationScorer:
     return ResourceAllocationScorer(kind, resources, fn, use_requested=False, pod_level=False)
 
 
-class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin):
+class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlugin):
     NAME = NAME
 
     def __init__(self, args: Any = None) -> None:
@@ -239,6 +240,74 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin):
         if not self.scorer.resources:
             return [], Status.as_error("resources not found")
         return self.scorer.score_nodes(nodes, pod_requests, feasible_rows(state, nodes)), None
+
+    # ------------------------------------------------------------------ what-if
+    def what_would_fit(self, state: CycleState, pod: Pod, node: NodeInfo, status: Status,
+                       ctx: WhatIfContext | None = None) -> Change:
+        """Evict the smallest set of lowest-priority pods that frees what is missing; when the pod asks for
+        more than the node's allocatable, no eviction helps: say which node has the most."""
+        change = Change(NAME, RESOURCES, status.message())
+        short = fits_request(pod.requests, node, self.ignored_resources, self.ignored_resource_groups)
+        rows: list[dict[str, Any]] = []
+        need: dict[str, int] = {}
+        for r in short:
+            free = r.capacity - r.used
+            gap = (r.used + 1 - r.capacity) if r.resource == "pods" else r.requested - free
+            rows.append({"resource": r.resource, "requested": r.requested, "used": r.used,
+                         "allocatable": r.capacity, "free": free, "need": gap, "exceeds_allocatable": r.unresolvable})
+            if not r.unresolvable:
+                need[r.resource] = gap
+        change.details = {"short": rows}
+        nodes = ctx.nodes if ctx is not None else [node]
+        if not short or any(r.unresolvable for r in short):
+            for row in rows:  # more than the node's allocatable: no eviction makes room; which node has it?
+                if row["exceeds_allocatable"]:
+                    row["largest_allocatable"] = max(other.allocatable.get(row["resource"]) for other in nodes)
+            return change
+        running = ctx.node(node.name) if ctx is not None else node  # nominated pods are not on the node
+        victims = smallest_eviction(running.pods, need)
+        if victims is None:
+            change.details["no_eviction"] = True
+            return change
+        change.evict = [Eviction(p.key, node.name, p.priority, p) for p in victims]
+        return change
+
+
+def _contribution(p: Pod, resource: str) -> int:
+    return 1 if resource == "pods" else p.requests.get(resource)
+
+
+def smallest_eviction(pods: list[Pod], need: dict[str, int]) -> list[Pod] | None:
+    """The smallest set of lowest-priority pods whose requests cover ``need`` (resource -> amount), or None.
+
+    Greedy by priority (lowest first), among equal priorities the pod that covers most of what is
+    missing; then every pod that is not needed after all is given back, highest priority first.
+    """
+    if not need:
+        return []
+    missing = dict(need)
+    chosen: list[Pod] = []
+    left = list(pods)
+    while any(v > 0 for v in missing.values()):
+        if not left:
+            return None
+
+        def relief(p: Pod) -> float:
+            return sum(min(_contribution(p, r), m) / m for r, m in missing.items() if m > 0)
+
+        lowest = min(p.priority for p in left)
+        pick = min((p for p in left if p.priority == lowest), key=lambda p: (-relief(p), p.key))
+        left.remove(pick)
+        if relief(pick) <= 0:
+            continue
+        chosen.append(pick)
+        for r in missing:
+            missing[r] -= _contribution(pick, r)
+    for p in sorted(chosen, key=lambda p: (-p.priority, p.key)):
+        rest = [q for q in chosen if q is not p]
+        if all(sum(_contribution(q, r) for q in rest) >= m for r, m in need.items()):
+            chosen = rest
+    return sorted(chosen, key=lambda p: (p.priority, p.key))
 
 
 PLUGIN = Fit
