@@ -14,10 +14,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pysched.apimachinery import label_value_errors, qualified_name_errors
 from pysched.errors import InputError
 
 EDIT_KINDS = ("cordon", "uncordon", "drain", "remove-node", "add-node", "scale", "taint", "untaint", "label")
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+MAX_COUNT = 1_000_000  # nodes one add-node adds, replicas of a scale: more would run for hours, not fail
 SCALE_KINDS = {"deployment": "Deployment", "deploy": "Deployment", "deployments": "Deployment",
                "replicaset": "ReplicaSet", "rs": "ReplicaSet", "replicasets": "ReplicaSet",
                "replicationcontroller": "ReplicationController", "rc": "ReplicationController",
@@ -50,8 +52,12 @@ class Edit:
         path, sep, count = self.value.rpartition("=")
         if not sep:
             path, count = self.value, "1"
-        if not path or not count.isdigit() or int(count) < 1:
+        if not path or not _is_number(count) or int(count) < 1:
             raise self.error(f"expected FILE[=COUNT] with COUNT >= 1, got {self.value!r}")
+        if int(count) > MAX_COUNT:
+            raise self.error(f"COUNT {count} is more than {MAX_COUNT:,} nodes")
+        if "\x00" in path:  # no file name holds one (a scenario file can write it: "\0")
+            raise self.error(f"FILE must not contain a NUL character, got {self.value!r}")
         p = Path(path)
         if self.base and not p.is_absolute():
             p = Path(self.base) / p
@@ -59,9 +65,11 @@ class Edit:
 
     def scale_value(self) -> tuple[str, str, str, int]:
         """(Kind, namespace, name, replicas)."""
-        m = re.fullmatch(r"([A-Za-z]+)/(?:([^/=]+)/)?([^/=]+)=(\d+)", self.value)
+        m = re.fullmatch(r"([A-Za-z]+)/(?:([^/=]+)/)?([^/=]+)=([0-9]+)", self.value)
         if not m:
             raise self.error(f"expected KIND/[NAMESPACE/]NAME=N, got {self.value!r}")
+        if int(m.group(4)) > MAX_COUNT:
+            raise self.error(f"replicas {m.group(4)} is more than {MAX_COUNT:,}")
         kind = SCALE_KINDS.get(m.group(1).lower())
         if kind is None:
             raise self.error(f"cannot scale kind {m.group(1)!r}: expected one of deployment, replicaset, "
@@ -76,6 +84,7 @@ class Edit:
         if not node or not sep or not sep2 or not key or effect not in TAINT_EFFECTS:
             raise self.error(f"expected NODE=KEY[=VALUE]:EFFECT with EFFECT one of {', '.join(TAINT_EFFECTS)}, "
                              f"got {self.value!r}")
+        self._check_key_value("taint", key, value)
         return node, key, value, effect
 
     def untaint_value(self) -> tuple[str, str, str]:
@@ -84,6 +93,7 @@ class Edit:
         key, _, effect = rest.partition(":")
         if not node or not sep or not key or (effect and effect not in TAINT_EFFECTS):
             raise self.error(f"expected NODE=KEY[:EFFECT], got {self.value!r}")
+        self._check_key_value("taint", key, "")
         return node, key, effect
 
     def label_value(self) -> tuple[str, str, str | None]:
@@ -94,10 +104,19 @@ class Edit:
         if "=" in rest:
             key, _, value = rest.partition("=")
             if key:
+                self._check_key_value("label", key, value)
                 return node, key, value
         elif rest.endswith("-") and len(rest) > 1:
+            self._check_key_value("label", rest[:-1], "")
             return node, rest[:-1], None
         raise self.error(f"expected NODE=KEY=VALUE or NODE=KEY-, got {self.value!r}")
+
+    def _check_key_value(self, what: str, key: str, value: str) -> None:
+        """Keys and values as the API server checks labels and taints (``kubectl label`` refuses others)."""
+        for part, errors in ((f"{what} key {key!r}", qualified_name_errors(key)),
+                             (f"{what} value {value!r}", label_value_errors(value))):
+            if errors:
+                raise self.error(f"{part}: {'; '.join(errors)}")
 
     def error(self, message: str, names: list[str] | None = None, wanted: str = "") -> InputError:
         if names is not None:
@@ -105,6 +124,11 @@ class Edit:
             if near:
                 message += f" (closest: {', '.join(near)})"
         return InputError(f"{self.where}: {message}")
+
+
+def _is_number(text: str) -> bool:
+    """Digits 0-9 only (``str.isdigit`` also takes ``²`` and other scripts' digits)."""
+    return text.isascii() and text.isdigit()
 
 
 def parse_edit_flags(ordered: list[tuple[str, str]]) -> list[Edit]:
@@ -167,8 +191,8 @@ def _step_value(kind: str, step: Mapping, where: str) -> str:
     extra = [str(k) for k in step if k != kind]
     if kind == "scale" and extra == ["replicas"]:
         n = step["replicas"]
-        if isinstance(n, bool) or not isinstance(n, int):
-            raise InputError(f"{where}: replicas: expected an integer, got {n!r}")
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise InputError(f"{where}: replicas: expected an integer >= 0, got {n!r}")
         if not isinstance(value, str):
             raise InputError(f"{where}: scale: expected KIND/[NAMESPACE/]NAME, got {value!r}")
         return f"{value}={n}"
