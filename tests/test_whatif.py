@@ -451,3 +451,27 @@ def test_explain_pod_waits_for_a_permit_wait_to_settle(tmp_path: Path) -> None:
     assert [c.outcome for c in e.cycles] == ["Scheduled"]
     assert e.cycles[0].message.startswith("waited on Permit (Coscheduling)")
     assert e.whatif is None
+
+
+# ---------------------------------------------------------------------------------------------- ranking pass
+@pytest.mark.parametrize("fixture", ["whatif.yaml", "demo.yaml"])
+def test_not_passing_is_filter_verdicts_without_the_passing_ones(fixture: str) -> None:
+    """The what-if ranks every node with ``not_passing`` (no status object for a plugin that passes);
+    it must keep exactly the verdicts of ``filter_verdicts`` that do not pass."""
+    from pysched.scheduler.explain.checks import filter_verdicts, not_passing
+
+    path = ROOT / "fixtures" / fixture
+    cluster = load_snapshot([str(path)])
+    cs = ClusterState(cluster)
+    fwk = framework(cs)
+    pending = [p for p in cluster.pods if not p.node_name]
+    assert pending
+    for p in pending:
+        state = CycleState()
+        _, st, _ = fwk.run_pre_filter(state, p, cs.node_infos)
+        if st is not None and st.code != Code.Success:
+            continue
+        for ni in cs.node_infos:
+            full = {k: (s.code, s.message()) for k, s in filter_verdicts(fwk, state, p, ni).items() if not passes(s)}
+            kept = {k: (s.code, s.message()) for k, s in not_passing(fwk, state, p, ni).items()}
+            assert kept == full, (p.key, ni.name)

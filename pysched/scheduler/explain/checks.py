@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from pysched.framework.cycle_state import CycleState
-from pysched.framework.runtime import Framework
+from pysched.framework.runtime import Framework, plugin_fault
 from pysched.framework.status import Code, Status
 from pysched.framework.whatif import Change
 from pysched.model.objects import Node, Pod
@@ -48,6 +48,35 @@ def filter_verdicts(fwk: Framework, state: CycleState, pod: Pod, ni: NodeInfo) -
     if added and all(passes(s) for s in verdicts.values()):
         verdicts = fwk.run_filter_each(state, pod, ni)
     return verdicts
+
+
+def not_passing(fwk: Framework, state: CycleState, pod: Pod, ni: NodeInfo) -> dict[str, Status]:
+    """``filter_verdicts`` without the verdicts that pass (Success, Skip): what the what-if ranks every node
+    by. The same runs of the same plugins, but no status object for each of the ~13 plugins that pass on
+    each of thousands of nodes."""
+    added, st_nom, ni_nom, err = fwk.add_nominated_pods(state, pod, ni)
+    if err is not None:
+        return {"(nominated pods)": err}
+    out = _not_passing(fwk, st_nom, pod, ni_nom)
+    if added and not out:
+        out = _not_passing(fwk, state, pod, ni)
+    return out
+
+
+def _not_passing(fwk: Framework, state: CycleState, pod: Pod, ni: NodeInfo) -> dict[str, Status]:
+    """``Framework.run_filter_each``, keeping only the statuses that do not pass."""
+    out: dict[str, Status] = {}
+    skip = state.skip_filter_plugins
+    for p in fwk.filter:
+        if p.name in skip:
+            continue
+        try:
+            st = p.filter(state, pod, ni)
+        except Exception as exc:
+            st = plugin_fault(p.name, "Filter", pod, exc, ni.name)
+        if st is not None and st.code not in (Code.Success, Code.Skip):
+            out[p.name] = st
+    return out
 
 
 def modified_node(node: Node, set_labels: dict[str, str], remove_labels: set[str], uncordon: bool) -> Node:

@@ -19,7 +19,7 @@ from pysched.framework.runtime import Framework
 from pysched.framework.status import Code, Status
 from pysched.framework.whatif import OTHER, Change, WhatIfPlugin
 from pysched.model.objects import Pod
-from pysched.scheduler.explain.checks import Checker, failing, filter_verdicts, passes, plugin_reason, reason
+from pysched.scheduler.explain.checks import Checker, failing, not_passing, passes, plugin_reason, reason
 from pysched.snapshot.cluster import ClusterState
 from pysched.snapshot.nodeinfo import NodeInfo
 
@@ -69,7 +69,7 @@ def compute_whatif(fwk: Framework, cs: ClusterState, pod: Pod, limit: int = NEAR
         nodes = [ni for ni in nodes if ni.name in allowed]
         out.prefilter_narrowed_by = sorted(returned)
     out.candidates = len(nodes)
-    verdicts = {ni.name: filter_verdicts(fwk, state, pod, ni) for ni in nodes}
+    verdicts = {ni.name: not_passing(fwk, state, pod, ni) for ni in nodes}
     rejected = {n: failing(v) for n, v in verdicts.items()}
     out.feasible_now = sorted(n for n, f in rejected.items() if not f)
     ranked = sorted((n for n, f in rejected.items() if f), key=lambda n: (len(rejected[n]), n))[:limit]
@@ -94,6 +94,7 @@ class Context:
 
     def __init__(self, fwk: Framework, cs: ClusterState, pod: Pod, state: CycleState,
                  verdicts: dict[str, dict[str, Status]]) -> None:
+        """``verdicts``: per node the filter plugins that did not pass it (``checks.not_passing``)."""
         self.fwk = fwk
         self.cs = cs
         self.pod = pod
