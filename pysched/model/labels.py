@@ -22,13 +22,36 @@ def selector_error(path: str, detail: str) -> SelectorError:
     return SelectorError(path, detail)
 
 
+# Keys and values already found valid: a snapshot repeats the same few thousands of them on every
+# object, and the regular expressions cost more than the rest of reading a label. Bounded.
+_VALID_KEYS: set[str] = set()
+_VALID_VALUES: set[str] = set()
+_MAX_REMEMBERED = 200_000
+
+
+def _remember(cache: set[str], text: str) -> None:
+    if len(cache) >= _MAX_REMEMBERED:
+        cache.clear()
+    cache.add(text)
+
+
+def labels_known_valid(labels: Mapping, values: bool = True) -> bool:
+    """True when every key (and value, unless ``values`` is false) of ``labels`` was found valid
+    before: a cheap test that lets a loader skip the per-label checks; False says nothing."""
+    return _VALID_KEYS.issuperset(labels) and (not values or _VALID_VALUES.issuperset(labels.values()))
+
+
 def label_key_error(key: object) -> str | None:
     """Why ``key`` is not a valid qualified label key, or None. The rules are apimachinery's
     ``IsQualifiedName`` (``pysched.apimachinery``); the message is a snapshot reader's short one."""
+    if key.__class__ is str and key in _VALID_KEYS:
+        return None
     if not isinstance(key, str):
         return f"label key must be a string, got {type(key).__name__}"
     errs = qualified_name_errors(key)
     if not errs:
+        if key.__class__ is str:
+            _remember(_VALID_KEYS, key)
         return None
     prefix, _, _ = key.rpartition("/")
     if "/" in key and not prefix:
@@ -41,11 +64,15 @@ def label_key_error(key: object) -> str | None:
 
 def label_value_error(value: object) -> str | None:
     """Why ``value`` is not a valid label value, or None (apimachinery's ``IsValidLabelValue`` rules)."""
+    if value.__class__ is str and value in _VALID_VALUES:
+        return None
     if not isinstance(value, str):
         return f"label value must be a string, got {type(value).__name__} {echo(value)}"
     if label_value_errors(value):
         return (f"invalid label value {echo(value)}: must be 63 characters or less and must be empty or begin "
                 f"and end with an alphanumeric character")
+    if value.__class__ is str:
+        _remember(_VALID_VALUES, value)
     return None
 
 
