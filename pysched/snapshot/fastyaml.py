@@ -7,8 +7,9 @@ and 1.2 disagree (``yes``, ``0755``, ``1:30``, ``1e5``, ...) and ``yaml_rs`` is 
 overflows its stack on absurd nesting. So this path is taken only when a linear scan of the text shows
 nothing that could be read differently or dangerously:
 
-- no tags, anchors, aliases, directives, complex keys, tabs or carriage returns; no flow collections
-  other than the empty ``[]`` and ``{}`` (kubectl and PyYAML's block dumper write no others);
+- no tags, anchors, aliases, directives, complex keys, tabs or carriage returns, nor characters PyYAML
+  refuses or reads as line breaks (controls, ``\x85``, ``\u2028``); no flow collections other than the
+  empty ``[]`` and ``{}`` (kubectl and PyYAML's block dumper write no others);
 - no line begins with ``MAX_PREFIX`` or more columns of indentation and sequence dashes: nesting stays
   far below the loader's ``MAX_DEPTH`` (every block level moves the content right, or is a sequence
   whose dashes do);
@@ -40,8 +41,13 @@ MAX_PREFIX = 40
 
 _DEEP = re.compile(rf"\n[ -]{{{MAX_PREFIX}}}")
 _SEPARATOR = re.compile(r"^---[ \t]*$", re.M)
-# Words that may not be strings: numbers (also ``_1``, ``.5``, ``+.inf``), nulls, booleans, ``=``, ``<<``.
-_CANDIDATE = re.compile(r"[ \n]([-+0-9_.~=<][^ \n]*|(?i:yes|no|on|off|y|n|true|false|null):?)(?=[ \n])")
+# First characters of words that may not be strings: numbers (also ``_1``, ``.5``, ``+.inf``), nulls,
+# ``=``, ``<<``; booleans and nulls are ``_KEYWORDS``.
+_FIRST = frozenset("-+0123456789_.~=<")
+# Characters PyYAML refuses (C0 and C1 controls, ``\ufffe``, ``\uffff``) or reads as line breaks
+# (``\x85``, ``\u2028``, ``\u2029``): yaml_rs would keep them in the value. Tab and CR are refused too.
+_CONTROL = tuple(chr(c) for c in range(0x20) if c != 0x0A) + ("\x7f",)
+_WIDE_BAD = tuple(chr(c) for c in range(0x80, 0xA0)) + ("\u2028", "\u2029", "\ufffe", "\uffff")
 # Certainly a string in both: two dots (IP addresses, versions), a sign inside that is no exponent's
 # (dates, UUIDs), a letter no number is written with (quantities such as 100m, 1Gi).
 _STRING = re.compile(r"[^:]*\.[^:]*\.|.+?(?<![eE])[-+]|.*[ghj-mp-wyzGHJ-MP-WYZ]")
@@ -100,20 +106,35 @@ def read_block_yaml(text: str, *, force: bool = False) -> list[tuple[object, int
 
 
 def _unsafe(text: str) -> bool:
-    if "\t" in text or "\r" in text or "\n..." in text or text.startswith(("...", "%")) or "\n%" in text:
+    # Every test is a C-speed substring search; the two-character ones only run when their rarer first
+    # character occurs at all (an 18 MB dump takes ~20 ms per two-character search, 1 ms per character).
+    if any(c in text for c in _CONTROL) or (not text.isascii() and any(c in text for c in _WIDE_BAD)):
+        return True  # PyYAML refuses (or folds) these; yaml_rs would take them as they are
+    if "\n..." in text or text.startswith(("...", "%")) or "\n%" in text:
         return True
     for ch in "!&*@`%":  # tags, anchors, aliases, reserved indicators at the start of a word
-        if f" {ch}" in text or f"\n{ch}" in text or text.startswith(ch):
+        if text.startswith(ch) or (ch in text and (f" {ch}" in text or f"\n{ch}" in text)):
             return True
-    if any(q in text for q in (" ? ", " ?\n", "\n? ", "\n?\n")) or text.startswith("? "):
+    if text.startswith("? ") or ("?" in text and any(q in text for q in (" ? ", " ?\n", "\n? ", "\n?\n"))):
         return True  # complex keys
     for opener, empty in (("[", "[]"), ("{", "{}")):  # flow collections other than empty ones
-        for lead in (" ", "\n"):
-            if text.count(lead + opener) != text.count(lead + empty):
-                return True
         if text.startswith(opener):
             return True
+        if opener in text and text.count(opener) != text.count(" " + empty):  # else: all are " []" / " {}"
+            for lead in (" ", "\n"):
+                if text.count(lead + opener) != text.count(lead + empty):
+                    return True
     return _DEEP.search(text) is not None or _DEEP.match("\n" + text[:MAX_PREFIX]) is not None
+
+
+def _candidates(text: str) -> set[str]:
+    """The plain words that may not be strings: the distinct words between spaces and newlines (a C-speed
+    split) that begin as a number, ``=``, ``<<`` or ``~`` may, or that are a boolean or null keyword
+    (with a colon: a key). ``_unsafe`` has refused every other whitespace of ASCII texts; in others
+    ``str.split()`` would also split at no-break and other Unicode spaces, which YAML does not."""
+    words = set(text.split() if text.isascii() else text.replace("\n", " ").split(" "))
+    first, keyword = _FIRST, _KEYWORDS.fullmatch
+    return {w for w in words if w and (w[0] in first or keyword(w))}
 
 
 def _fixes(text: str) -> dict[tuple[type, object], str] | None:
@@ -123,7 +144,7 @@ def _fixes(text: str) -> dict[tuple[type, object], str] | None:
         _words.clear()
     fixes: dict[tuple[type, object], str] = {}
     kept: set[tuple[type, object]] = set()
-    for word in set(_CANDIDATE.findall(f"\n{text}\n")):
+    for word in _candidates(text):
         hit = _words.get(word)
         if hit is None:
             hit = _words[word] = _judge(word)
