@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from pysched.errors import QuantityError, SelectorError
 from pysched.model.labels import LabelSelector, NodeSelector
@@ -117,3 +118,21 @@ def test_limits_default_requests() -> None:
     raw = _pod([{"name": "a", "image": "i", "resources": {"limits": {"cpu": "2", "memory": "1Gi"}}}])
     pod = parse_pod(raw)
     assert (pod.requests.milli_cpu, pod.requests.memory) == (2000, 1 << 30)
+
+
+_QTY = st.sampled_from(["0", "100m", "1", "2500m", "64Mi", "1Gi", "3"])
+_REQS = st.dictionaries(st.sampled_from(["cpu", "memory", "ephemeral-storage", "example.com/gpu"]), _QTY, max_size=4)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_REQS, min_size=0, max_size=3), st.one_of(st.none(), _REQS))
+def test_one_pass_requests_equal_compute_requests(containers: list, overhead: dict | None) -> None:
+    """The one-pass PodRequests of pods without init containers or pod-level resources (derive_pod)
+    equals upstream's two computations (compute_requests without and with the non-zero defaults)."""
+    from pysched.model.resources import CPU, MEMORY, NON_ZERO_DEFAULTS, Resource
+    raw = _pod([{"name": f"c{i}", "image": "i", "resources": {"requests": r}} for i, r in enumerate(containers)],
+               **({"overhead": overhead} if overhead is not None else {}))
+    pod = parse_pod(raw)
+    assert pod.requests == Resource.from_list(pod.compute_requests())
+    non0 = pod.compute_requests(NON_ZERO_DEFAULTS)
+    assert (pod.non0_cpu, pod.non0_mem) == (non0.get(CPU, 0), -((-non0.get(MEMORY, 0)) // 1000))

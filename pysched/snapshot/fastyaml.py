@@ -46,8 +46,8 @@ _SEPARATOR = re.compile(r"^---[ \t]*$", re.M)
 _FIRST = frozenset("-+0123456789_.~=<")
 # Characters PyYAML refuses (C0 and C1 controls, ``\ufffe``, ``\uffff``) or reads as line breaks
 # (``\x85``, ``\u2028``, ``\u2029``): yaml_rs would keep them in the value. Tab and CR are refused too.
-_CONTROL = tuple(chr(c) for c in range(0x20) if c != 0x0A) + ("\x7f",)
-_WIDE_BAD = tuple(chr(c) for c in range(0x80, 0xA0)) + ("\u2028", "\u2029", "\ufffe", "\uffff")
+_CONTROL = (*(chr(c) for c in range(0x20) if c != 0x0A), "\x7f")
+_WIDE_BAD = (*(chr(c) for c in range(0x80, 0xA0)), "\u2028", "\u2029", "\ufffe", "\uffff")
 # Certainly a string in both: two dots (IP addresses, versions), a sign inside that is no exponent's
 # (dates, UUIDs), a letter no number is written with (quantities such as 100m, 1Gi).
 _STRING = re.compile(r"[^:]*\.[^:]*\.|.+?(?<![eE])[-+]|.*[ghj-mp-wyzGHJ-MP-WYZ]")

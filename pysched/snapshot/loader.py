@@ -57,6 +57,9 @@ API_VERSIONS = {k.kind: k.api_versions for k in KINDS}
 EXPANDED_KINDS = POD_CREATING
 
 
+_MAP = (dict, Mapping)  # parsed documents are plain dicts: settled before the ABC check
+
+
 @dataclass(slots=True)
 class Document:
     source: str
@@ -213,7 +216,7 @@ def _flatten(doc: Document, obj: object, where: str, errors: list[InputError]) -
         if isinstance(obj, list):
             stack.extend(reversed([(item, f"{where}[{i}]") for i, item in enumerate(obj)]))
             continue
-        if not isinstance(obj, Mapping):
+        if not isinstance(obj, _MAP):
             text = repr(obj)
             text = text if len(text) <= 40 else text[:37] + "..."
             errors.append(InputError(f"expected a Kubernetes object (a mapping with apiVersion, kind and "
@@ -233,7 +236,7 @@ def _flatten(doc: Document, obj: object, where: str, errors: list[InputError]) -
             item_kind = kind[:-4] if kind != "List" else None
             expanded = []
             for i, item in enumerate(items):
-                if isinstance(item, Mapping) and item_kind and "kind" not in item:
+                if isinstance(item, _MAP) and item_kind and "kind" not in item:
                     item = {**item, "kind": item_kind, "apiVersion": obj.get("apiVersion", "v1")}
                 expanded.append((item, f"{path}[{i}]"))
             stack.extend(reversed(expanded))
@@ -392,7 +395,7 @@ def _load(paths: Iterable[str], max_bytes: int, mode: str) -> Cluster:
         try:
             text = read_source(f, max_bytes)
             for doc in parse_documents(text, source):
-                if isinstance(doc.obj, Mapping) and is_export(doc.obj):  # a kube-scheduler-simulator export
+                if isinstance(doc.obj, _MAP) and is_export(doc.obj):  # a kube-scheduler-simulator export
                     for where, item in export_objects(doc.obj):
                         raw_objects.extend(_flatten(doc, item, where, errors))
                     cfg, cfg_warnings = export_config(doc.obj, source)
@@ -493,16 +496,16 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
                  "apiVersion")
             continue
         meta = obj.get("metadata")
-        if isinstance(meta, Mapping):
+        if isinstance(meta, _MAP):
             stamp = meta.get("creationTimestamp")
             if isinstance(stamp, str) and stamp > latest:
                 latest = stamp
-        if kind == "Pod" and isinstance(meta, Mapping) and not meta.get("name") \
+        if kind == "Pod" and isinstance(meta, _MAP) and not meta.get("name") \
                 and isinstance(meta.get("generateName"), str) and meta.get("generateName"):
             if _api_checks(problems, doc, where, obj, kind, mode):
                 pods_raw.append((doc, obj, where))  # named below, once every given name is known
             continue
-        if not isinstance(meta, Mapping) or not isinstance(meta.get("name"), str) or not meta.get("name"):
+        if not isinstance(meta, _MAP) or not isinstance(meta.get("name"), str) or not meta.get("name"):
             fail("required: a non-empty string", "metadata.name")
             continue
         if kind not in USED_KINDS:
@@ -597,7 +600,7 @@ def _api_checks(problems: _Problems, doc: Document, where: str, obj: Mapping, ki
     ok = True
     meta = obj["metadata"]
     labels = meta.get("labels")
-    if isinstance(labels, Mapping) and not labels_known_valid(labels, values=mode != "ignore"):
+    if isinstance(labels, _MAP) and not labels_known_valid(labels, values=mode != "ignore"):
         for k, v in labels.items():
             kerr = label_key_error(k)
             if kerr:
