@@ -2,6 +2,7 @@
 """Benchmark pysched end to end from the formats users have.
 
     python bench/bench.py [--workload NAME ...] [--formats yaml,json] [--scale F] [--perf] [--scaling]
+                          [--load [--repeat N]]
                           [--nodes N --pods N --running N] [--seed 1] [--keep DIR] [--explain]
 
 Workloads (``--workload``, repeatable; default ``basic mixed``; ``all`` = every scheduler_perf family):
@@ -21,7 +22,11 @@ Workloads (``--workload``, repeatable; default ``basic mixed``; ``all`` = every 
 
 Each workload is written as block-style YAML (``kind: List`` as ``kubectl get -o yaml`` prints it) and as
 a JSON ``List`` (``--formats``). ``--perf`` also times the two snapshots of ``../shared/perf``, from their
-gzip YAML stream of JSON documents and from block YAML. ``--scaling`` adds SchedulingBasic at 1k, 2k,
+gzip YAML stream of JSON documents and from block YAML. ``--load`` times loading alone (CPU seconds,
+best of ``--repeat``) of both perf snapshots in every format users have (block YAML, JSON ``List``, YAML
+stream of JSON documents, and gzip of each), the validation's share of the load (``--validate strict``
+against ``ignore``) and its linearity (a generated cluster and one 4x larger: at most 5x the time; a
+bench check, not a timed test). ``--scaling`` adds SchedulingBasic at 1k, 2k,
 5k, 10k and 15k nodes (1,000 pending pods each) and the load of a 4x larger basic file; its rows add the
 nodes examined over all cycles (the sum of each cycle's Filter window, i.e. pods x nodes examined), the
 scheduling CPU seconds (user+sys of the child) and the CPU microseconds per examined node, so linearity
@@ -492,6 +497,118 @@ def perf_snapshots(folder: str, explain: bool) -> None:
         bench(f"perf/{base}-5000x10000", 5000, 10000, [("yaml-stream.gz", gz), ("yaml", block)], explain)
 
 
+# ================================================================================ loading only
+
+LOAD_CHILD = r"""
+import json, resource, sys, time
+from pysched.snapshot.loader import load_snapshot
+validate = sys.argv[2] if len(sys.argv) > 2 else None
+c0, t0 = time.process_time(), time.perf_counter()
+cluster = load_snapshot([sys.argv[1]], validate=validate)
+print(json.dumps({"cpu_s": time.process_time() - c0, "wall_s": time.perf_counter() - t0, "nodes": len(cluster.nodes),
+                  "pods": len(cluster.pods), "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+LOAD_FORMATS = ("yaml", "json", "yaml-stream", "yaml.gz", "json.gz", "yaml-stream.gz")
+
+
+def load_child(path: str, repeat: int, validate: str | None = None) -> dict:
+    """The best (least CPU) of ``repeat`` loads, each in a fresh process: load_snapshot only."""
+    best: dict | None = None
+    for _ in range(repeat):
+        args = [sys.executable, "-c", LOAD_CHILD, path] + ([validate] if validate else [])
+        proc = subprocess.run(args, capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            sys.stderr.write(proc.stderr)
+            raise SystemExit(f"pysched failed to load {path}")
+        out = json.loads(proc.stdout.strip().splitlines()[-1])
+        if best is None or out["cpu_s"] < best["cpu_s"]:
+            best = out
+    assert best is not None
+    return best
+
+
+def write_formats(docs: list[dict], base: str, stream_text: str | None = None) -> dict[str, str]:
+    """``docs`` as every format users have: block YAML (``kind: List`` as ``kubectl get -o yaml``), a JSON
+    ``List`` (``kubectl get -o json``, 4-space indent), a YAML stream of JSON documents, and gzip of each.
+    Files already there (``--keep``) are reused."""
+    doc = {"apiVersion": "v1", "kind": "List", "items": docs, "metadata": {"resourceVersion": ""}}
+    makers: dict[str, Callable[[], str]] = {
+        "yaml": lambda: yaml.dump(doc, Dumper=yaml.CSafeDumper, default_flow_style=False, sort_keys=False),
+        "json": lambda: json.dumps(doc, indent=4) + "\n",
+        "yaml-stream": lambda: stream_text if stream_text is not None else
+        "".join(f"---\n{json.dumps(d)}\n" for d in docs),
+    }
+    suffix = {"yaml": ".yaml", "json": ".json", "yaml-stream": ".stream.yaml"}
+    paths: dict[str, str] = {}
+    for fmt, make in makers.items():
+        path = base + suffix[fmt]
+        if not (os.path.exists(path) and os.path.exists(path + ".gz")):
+            data = make().encode()
+            with open(path, "wb") as f:
+                f.write(data)
+            with open(path + ".gz", "wb") as f:
+                f.write(gzip.compress(data, 6))
+        paths[fmt], paths[fmt + ".gz"] = path, path + ".gz"
+    return {fmt: paths[fmt] for fmt in LOAD_FORMATS}
+
+
+def perf_docs(gz: str) -> tuple[list[dict], str]:
+    """The objects of a ../shared/perf snapshot (a gzip YAML stream, mostly of JSON documents) and its text."""
+    import re
+    with gzip.open(gz, "rt") as f:
+        text = f.read()
+    docs = []
+    for chunk in re.split(r"(?m)^---[ \t]*$", text):
+        if chunk.strip():
+            docs.append(json.loads(chunk) if chunk.lstrip().startswith("{") else yaml.load(chunk, Loader=yaml.CSafeLoader))
+    return docs, text
+
+
+LOAD_HEADER = f"{'snapshot':28} {'format':15} {'MB':>6} {'objects':>8} {'load cpu s':>10} {'wall s':>7} {'peak MiB':>9}"
+
+
+def load_row(name: str, fmt: str, path: str, r: dict) -> str:
+    mb = os.path.getsize(path) / 1e6
+    return (f"{name:28} {fmt:15} {mb:6.1f} {r['nodes'] + r['pods']:8d} {r['cpu_s']:10.2f} {r['wall_s']:7.2f} "
+            f"{r['peak_mib']:9.0f}")
+
+
+def load_bench(folder: str, repeat: int, seed: int, perf: str = PERF, linear_nodes: int = 1250) -> None:
+    """Loading alone, from every format: both ../shared/perf snapshots, the validation's share of the
+    load (``--validate ignore`` against the default), and linearity (a generated basic cluster at 1x and
+    4x: the 4x file must load in at most 5x the CPU time)."""
+    print(LOAD_HEADER, flush=True)
+    for base in ("basic", "mixed"):
+        gz = os.path.join(perf, f"{base}-5000x10000.yaml.gz")
+        if not os.path.exists(gz):
+            print(f"perf/{base}-5000x10000: {gz} is absent, skipped", flush=True)
+            continue
+        name = f"perf/{base}-5000x10000"
+        docs, text = perf_docs(gz)
+        files = write_formats(docs, os.path.join(folder, f"load-{base}"), text)
+        for fmt, path in files.items():
+            print(load_row(name, fmt, path, load_child(path, repeat)), flush=True)
+        for fmt in ("json", "yaml"):
+            strict = load_child(files[fmt], repeat, "strict")
+            ignore = load_child(files[fmt], repeat, "ignore")
+            share = (strict["cpu_s"] - ignore["cpu_s"]) / strict["cpu_s"]
+            print(f"{name:28} {fmt:15} validation: strict {strict['cpu_s']:.2f} s, ignore {ignore['cpu_s']:.2f} s "
+                  f"CPU: {100 * share:.1f} % of the load", flush=True)
+    for fmt in ("yaml", "json"):
+        times = []
+        for factor in (1, 4):
+            n = linear_nodes * factor
+            items = generate("basic", n, 2 * n, n // 4, seed)
+            files = write_formats(items, os.path.join(folder, f"linear-{factor}x"))
+            r = load_child(files[fmt], repeat)
+            times.append((r["cpu_s"], os.path.getsize(files[fmt])))
+            print(load_row(f"linearity {factor}x", fmt, files[fmt], r), flush=True)
+        (t1, b1), (t4, b4) = times
+        verdict = "ok" if t4 <= 5 * t1 else "NOT LINEAR"
+        print(f"{'linearity 4x/1x':28} {fmt:15} size x{b4 / b1:.2f}, load CPU x{t4 / t1:.2f} (at most x5: {verdict})",
+              flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workload", action="append", help="basic, mixed, dra, a scheduler_perf family, or all")
@@ -505,11 +622,16 @@ def main() -> None:
     ap.add_argument("--scaling", action="store_true", help="SchedulingBasic from 1k to 15k nodes; load of a 4x file")
     ap.add_argument("--keep", help="keep the generated snapshots in this folder")
     ap.add_argument("--explain", action="store_true", help="also time explain of the first pending pod")
+    ap.add_argument("--load", action="store_true", help="loading alone: both ../shared/perf snapshots in every "
+                    "format, validation's share, linearity 1x/4x")
+    ap.add_argument("--repeat", type=int, default=1, help="--load: best CPU time of this many runs")
+    ap.add_argument("--perf-dir", default=PERF, help="--load: where the perf snapshots are")
+    ap.add_argument("--linear-nodes", type=int, default=1250, help="--load: nodes of the 1x linearity cluster")
     args = ap.parse_args()
     folder = args.keep or tempfile.mkdtemp(prefix="pysched-bench-")
     os.makedirs(folder, exist_ok=True)
     fams = families(args.scale)
-    wanted = args.workload or (["basic", "mixed"] if not (args.perf or args.scaling) else [])
+    wanted = args.workload or (["basic", "mixed"] if not (args.perf or args.scaling or args.load) else [])
     if "all" in wanted:
         wanted = [w for w in wanted if w != "all"] + list(fams)
     formats = [f for f in args.formats.split(",") if f]
@@ -517,6 +639,10 @@ def main() -> None:
               [f for f in formats if f not in ("yaml", "json")]
     if unknown:
         ap.error(f"unknown workload or format: {', '.join(unknown)}")
+    if args.load:
+        load_bench(folder, args.repeat, args.seed, args.perf_dir, args.linear_nodes)
+        if not (wanted or args.perf or args.scaling):
+            return
     print(HEADER, flush=True)
     for w in wanted:
         if w in ("basic", "mixed", "dra"):

@@ -56,3 +56,23 @@ def test_scaling_curve_reports_examined_nodes_and_cpu(tmp_path: Path) -> None:
         assert int(r[3]) >= 70  # every cycle examined at least one node
         assert float(r[4]) > 0 and float(r[5]) > 0
     assert [line.split()[0] for line in lines[head + 6:]] == ["load-linearity", "load-linearity"]
+
+
+def test_load_bench_times_every_format_and_linearity(tmp_path: Path) -> None:
+    perf = tmp_path / "perf"
+    perf.mkdir()
+    proc = subprocess.run([sys.executable, str(BENCH), "--load", "--perf-dir", str(perf), "--linear-nodes", "40",
+                           "--keep", str(tmp_path)], capture_output=True, text=True, check=False, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.strip().splitlines()
+    assert lines[0].split()[:3] == ["snapshot", "format", "MB"]
+    assert sum("is absent, skipped" in line for line in lines) == 2
+    ratios = [line for line in lines if line.startswith("linearity 4x/1x")]
+    assert [r.split()[2] for r in ratios] == ["yaml", "json"]
+    assert all("(at most x5:" in r for r in ratios)
+    for fmt in ("yaml", "json", "stream.yaml"):  # every format written, gzip too, and readable
+        assert (tmp_path / f"linear-4x.{fmt}.gz").exists()
+    from pysched.snapshot.loader import load_snapshot
+    sizes = {len(load_snapshot([str(tmp_path / f"linear-1x.{fmt}{gz}")]).pods)
+             for fmt in ("yaml", "json", "stream.yaml") for gz in ("", ".gz")}
+    assert sizes == {90}
