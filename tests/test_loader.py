@@ -119,3 +119,18 @@ def test_json_documents_inside_a_yaml_stream(tmp_path: Path) -> None:
     assert [d.index for d in docs] == [1, 2, 3]
     assert text.splitlines()[docs[1].line - 1].startswith("{")
     assert text.splitlines()[docs[2].line - 1].startswith("apiVersion")
+
+
+def test_labels_remembered_valid_do_not_hide_a_bad_one(tmp_path: Path) -> None:
+    """Label keys and values found valid are remembered; a later label of another type (unhashable) or
+    an invalid one is still found and named."""
+    from pysched.errors import InputError
+    good = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "labels": {"zone": "a"}}}
+    bad = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n2", "labels": {"zone": ["a"]}}}
+    path = write(tmp_path, "s.json", json.dumps({"apiVersion": "v1", "kind": "List", "items": [good, bad]}))
+    with pytest.raises(InputError, match=r"metadata\.labels\.zone"):
+        load_snapshot([path])
+    bad["metadata"]["labels"] = {"zone": "-a"}
+    path = write(tmp_path, "s.json", json.dumps({"apiVersion": "v1", "kind": "List", "items": [good, bad]}))
+    with pytest.raises(InputError, match=r"metadata\.labels\.zone"):
+        load_snapshot([path], validate="strict")

@@ -38,7 +38,10 @@ def _remember(cache: set[str], text: str) -> None:
 def labels_known_valid(labels: Mapping, values: bool = True) -> bool:
     """True when every key (and value, unless ``values`` is false) of ``labels`` was found valid
     before: a cheap test that lets a loader skip the per-label checks; False says nothing."""
-    return _VALID_KEYS.issuperset(labels) and (not values or _VALID_VALUES.issuperset(labels.values()))
+    try:
+        return _VALID_KEYS.issuperset(labels) and (not values or _VALID_VALUES.issuperset(labels.values()))
+    except TypeError:  # an unhashable value (a list where a string belongs): the slow checks say what
+        return False
 
 
 def label_key_error(key: object) -> str | None:

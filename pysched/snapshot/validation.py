@@ -59,6 +59,14 @@ _STR, _INT, _NUM, _BOOL, _QTY = frozenset({str}), frozenset({int}), frozenset({i
 _ALLOWED = {"s": _STR, "t": _STR, "i": _INT, "f": _NUM, "b": _BOOL, "q": _QTY}
 
 
+# "[s", "{q", "[o", ...: a list or map whose items are scalars (or anything): (container type, the Python
+# types its items may have; everything for "o")
+_ANY = frozenset({str, int, float, bool, dict, list, type(None)})
+_FLAT = {f"{open_}{code}": (container, allowed)
+         for open_, container in (("[", list), ("{", dict))
+         for code, allowed in (*_ALLOWED.items(), ("o", _ANY))}
+
+
 class _Type:
     """One type of the table, compiled: the known field names, and per field either the set of Python
     types a scalar may have or the code of what to walk into (None: anything goes)."""
@@ -74,10 +82,14 @@ class _Type:
         self.checks: dict[str, frozenset | str] = {k: _ALLOWED.get(c, c) for k, c in fields.items() if c != "o"}
 
 
+_OBJECTS: dict[str, str] = {}  # "[V1Container" -> "V1Container": lists of a type of the table
+
+
 @cache
 def _schema() -> tuple[dict[str, _Type], dict[str, str]]:
     raw = json.loads(SCHEMA_FILE.read_text())
     types = {name: _Type(name, fields) for name, fields in raw["types"].items()}
+    _OBJECTS.update((f"[{name}", name) for name in types)
     return types, dict(raw["kinds"])
 
 
@@ -127,12 +139,49 @@ def _issue(issues: list[Issue], link: _Link, message: str, unknown: bool = False
 
 
 def _walk(obj: dict, code: str, types: dict[str, _Type], issues: list[Issue]) -> None:
-    # iterative over (value, type code, link): objects nest deep in templates; one set difference and
-    # one type lookup per field when all is well
+    # iterative over (value, type code, link): objects nest deep in templates. When all is well a
+    # mapping costs one set test and one lookup per field; lists and maps of scalars are tested where
+    # they are found, lists of objects have their items walked at once (``_FLAT``, ``_OBJECTS``).
     stack: list[tuple[Any, str, _Link]] = [(obj, code, None)]
     pop, push = stack.pop, stack.append
+    flats, objects = _FLAT, _OBJECTS
     while stack:
         value, code, link = pop()
+        tt = types.get(code)
+        if tt is not None:  # a type of the table
+            if type(value) is not dict:
+                _issue(issues, link, f"expected a mapping ({_go_type(code)}), got {_got(value)}")
+                continue
+            if not tt.known.issuperset(value):
+                for key in sorted(map(str, value.keys() - tt.known)):
+                    near = difflib.get_close_matches(key, tt.names, n=1, cutoff=0.75)
+                    hint = f" (did you mean {near[0]!r}?)" if near else ""
+                    _issue(issues, (link, key), f"unknown field {echo(key)}{hint}", True)
+            checks = tt.checks
+            for key, item in value.items():
+                check = checks.get(key)
+                if check is None or item is None:
+                    continue
+                if check.__class__ is str:
+                    flat = flats.get(check)
+                    if flat is not None:
+                        if type(item) is not flat[0] or not flat[1].issuperset(
+                                map(type, item.values() if flat[0] is dict else item)):
+                            push((item, check, (link, key)))  # the branches below name the culprit
+                        continue
+                    sub = objects.get(check)
+                    if sub is not None and type(item) is list:
+                        here = (link, key)
+                        for i, x in enumerate(item):
+                            if x is not None:
+                                push((x, sub, (here, i)))
+                        continue
+                    push((item, check, (link, key)))
+                elif type(item) not in check:
+                    _issue(issues, (link, key), f"expected {_TYPE_NAMES[tt_code(tt, key)]}, got {_got(item)}")
+            if len(issues) > MAX_ISSUES_PER_OBJECT:
+                return
+            continue
         head = code[0]
         if head == "[":
             if type(value) is not list:
@@ -168,27 +217,6 @@ def _walk(obj: dict, code: str, types: dict[str, _Type], issues: list[Issue]) ->
                     if item is not None:
                         push((item, sub, (link, (k,))))
             continue
-        # a type of the table
-        if type(value) is not dict:
-            _issue(issues, link, f"expected a mapping ({_go_type(code)}), got {_got(value)}")
-            continue
-        tt = types[code]
-        if not tt.known.issuperset(value):
-            for key in sorted(map(str, value.keys() - tt.known)):
-                near = difflib.get_close_matches(key, tt.names, n=1, cutoff=0.75)
-                hint = f" (did you mean {near[0]!r}?)" if near else ""
-                _issue(issues, (link, key), f"unknown field {echo(key)}{hint}", True)
-        checks = tt.checks
-        for key, item in value.items():
-            check = checks.get(key)
-            if check is None or item is None:
-                continue
-            if check.__class__ is str:
-                push((item, check, (link, key)))
-            elif type(item) not in check:
-                _issue(issues, (link, key), f"expected {_TYPE_NAMES[tt_code(tt, key)]}, got {_got(item)}")
-        if len(issues) > MAX_ISSUES_PER_OBJECT:
-            return
 
 
 def tt_code(t: _Type, key: str) -> str:
