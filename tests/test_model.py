@@ -136,3 +136,13 @@ def test_one_pass_requests_equal_compute_requests(containers: list, overhead: di
     assert pod.requests == Resource.from_list(pod.compute_requests())
     non0 = pod.compute_requests(NON_ZERO_DEFAULTS)
     assert (pod.non0_cpu, pod.non0_mem) == (non0.get(CPU, 0), -((-non0.get(MEMORY, 0)) // 1000))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.from_regex(r"[0-9]{1,20}(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])?", fullmatch=True))
+def test_whole_quantities_read_as_the_exact_parser_reads_them(text: str) -> None:
+    """``to_milli``'s integer path for whole numbers with a suffix agrees with the exact (Fraction) one."""
+    from pysched.model import quantity
+    quantity._cache.pop(text, None)
+    exact = quantity.parse_quantity(text) * 1000
+    assert to_milli(text) == -((-exact.numerator) // exact.denominator)

@@ -64,6 +64,13 @@ def _short(v: object) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+# Whole numbers with no suffix, a binary or decimal multiplier, or ``m`` (``32492Mi``, ``8``, ``250m``): most
+# quantities of a dump, each node's memory a different one; read with integer arithmetic, no Fraction.
+_WHOLE = re.compile(r"(\d{1,18})(Ki|Mi|Gi|Ti|Pi|Ei|[kMGTPEm]?)\Z")
+_WHOLE_MILLI = {"m": 1, "": 1000, **{k: v * 1000 for k, v in _BINARY.items()},
+                **{k: int(v) * 1000 for k, v in _DECIMAL.items() if v >= 1 and k}}
+
+
 def to_milli(text: str | int | float) -> int:
     """A quantity in milli-units, rounded up (as API defaulting rounds container quantities)."""
     key = text if isinstance(text, str) else None
@@ -71,6 +78,12 @@ def to_milli(text: str | int | float) -> int:
         hit = _cache.get(key)
         if hit is not None:
             return hit
+        m = _WHOLE.match(key)
+        if m:
+            milli = int(m.group(1)) * _WHOLE_MILLI[m.group(2)]
+            if len(_cache) < 100_000:
+                _cache[key] = milli
+            return milli
     q = parse_quantity(text) * 1000
     milli = -((-q.numerator) // q.denominator)  # ceiling
     if key is not None and len(_cache) < 100_000:
