@@ -166,7 +166,7 @@ def _walk(obj: dict, code: str, types: dict[str, _Type], issues: list[Issue]) ->
                     flat = flats.get(check)
                     if flat is not None:
                         if type(item) is not flat[0] or not flat[1].issuperset(
-                                map(type, item.values() if flat[0] is dict else item)):
+                                map(type, item.values() if type(item) is dict else item)):
                             push((item, check, (link, key)))  # the branches below name the culprit
                         continue
                     sub = objects.get(check)
