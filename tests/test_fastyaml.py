@@ -155,3 +155,22 @@ def test_document_separators_are_the_bare_dash_lines(text: str) -> None:
     from pysched.snapshot.reader import document_separators
     expected = [(m.start(), m.end()) for m in re.finditer(r"^---[ \t]*$", text, re.M)]
     assert document_separators(text) == expected
+
+
+@pytest.mark.parametrize("where", [(3, 40), (0,), (49,), ()], ids=["middle", "first", "last", "none"])
+def test_repairs_reach_exactly_the_items_that_need_them(where: tuple[int, ...]) -> None:
+    """A word yaml_rs reads as a number and PyYAML as a string is repaired in the items of a List whose
+    text holds it, and in the documents of a stream that do; the result is PyYAML's."""
+    def item(i: int) -> str:
+        labels = "    pod-template-hash: 747242e187\n" if i in where else "    pod-template-hash: 5d8f9c7b6a\n"
+        return f"- kind: Pod\n  metadata:\n    name: p{i}\n    labels:\n{labels}    n: '{i}'\n  spec:\n    x: 1.5\n"
+    text = "apiVersion: v1\nkind: List\nitems:\n" + "".join(item(i) for i in range(50))
+    assert fast_docs(text) == pyyaml_docs(text)
+    stream = "".join("---\n" + item(i)[2:].replace("\n  ", "\n") for i in range(50))
+    assert fast_docs(stream) == pyyaml_docs(stream)
+
+
+def test_two_words_read_as_one_number_are_refused() -> None:
+    text = "a: 747242e187\nb: 0747242e187\n"  # PyYAML: two strings; yaml_rs: one float twice
+    assert [d for d, _ in pyyaml_docs(text)] == [{"a": "747242e187", "b": "0747242e187"}]
+    assert fast_docs(text) is None

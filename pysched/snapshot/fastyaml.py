@@ -23,6 +23,7 @@ error of ``yaml_rs`` (e.g. a duplicate key, which PyYAML accepts) does the same.
 
 from __future__ import annotations
 
+import bisect
 import importlib
 import math
 import re
@@ -102,7 +103,7 @@ def read_block_yaml(text: str, *, force: bool = False) -> list[tuple[object, int
             obj = yaml_rs.loads(chunk, parse_datetime=False)
         except Exception:
             return None
-        docs.append((_fix(obj, fixes) if fixes else obj, line + (first or 0)))
+        docs.append((_fix_document(obj, chunk, fixes) if fixes else obj, line + (first or 0)))
     return docs
 
 
@@ -156,7 +157,8 @@ def _fixes(text: str) -> dict[tuple[type, object], str] | None:
             continue
         if word.endswith(":") or not isinstance(theirs, str) or isinstance(ours, str) or ours != ours:
             return None  # (a key, a value PyYAML reads as no string, NaN)
-        fixes[(type(ours), ours)] = theirs
+        if fixes.setdefault((type(ours), ours), theirs) != theirs:
+            return None  # two words read as one number by yaml_rs: no telling which is where
     if kept & fixes.keys():
         return None  # the same value is also written in a form both read alike: no telling them apart
     return fixes
@@ -179,6 +181,38 @@ def _judge(word: str) -> _Word:
         return False, ours, theirs
     same = ours == theirs or (isinstance(ours, float) and math.isnan(ours) and math.isnan(theirs))
     return same, ours, theirs
+
+
+_ITEM = re.compile(r"\n- ")  # an entry of a top-level sequence (the items of a kind: List), from the literal
+
+
+def _fix_document(obj: object, chunk: str, fixes: dict[tuple[type, object], str]) -> object:
+    """``_fix`` where it is needed: not at all in a document whose text holds none of the words, and in
+    a ``kind: List`` only in the items whose text holds one (a walk of a whole 5,000-node List is
+    0.2 s; the words are usually a few pod-template-hashes)."""
+    words = set(fixes.values())
+    hits = [i for w in words for i in _occurrences(chunk, w)]
+    if not hits:
+        return obj
+    items = obj.get("items") if type(obj) is dict else None
+    if type(items) is list and len(items) > 1:
+        starts = [0] * chunk.startswith("- ") + [m.start() + 1 for m in _ITEM.finditer(chunk)]
+        # every item begins with "- " at column 0; if as many such lines as items are found, they are
+        # exactly the items' first lines (else walk everything)
+        if len(starts) == len(items) and min(hits) >= starts[0]:
+            for index in sorted({bisect.bisect_right(starts, i) - 1 for i in hits}):
+                items[index] = _fix(items[index], fixes)
+            return obj
+    return _fix(obj, fixes)
+
+
+def _occurrences(text: str, word: str) -> list[int]:
+    out = []
+    i = text.find(word)
+    while i >= 0:
+        out.append(i)
+        i = text.find(word, i + len(word))
+    return out
 
 
 def _fix(obj: object, fixes: dict[tuple[type, object], str]) -> object:
