@@ -134,3 +134,33 @@ def test_labels_remembered_valid_do_not_hide_a_bad_one(tmp_path: Path) -> None:
     path = write(tmp_path, "s.json", json.dumps({"apiVersion": "v1", "kind": "List", "items": [good, bad]}))
     with pytest.raises(InputError, match=r"metadata\.labels\.zone"):
         load_snapshot([path], validate="strict")
+
+
+def test_collector_frozen_after_a_large_load_releases_earlier_garbage(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large load freezes what is alive (gc.freeze); the next load unfreezes and collects first, so
+    cyclic garbage that held an earlier cluster is freed instead of frozen for good (tests and several
+    snapshots in one process would otherwise grow without bound)."""
+    import gc
+    import weakref
+
+    from pysched.snapshot import loader
+
+    class Holder:  # cyclic garbage that keeps a cluster alive, as a finished simulation does
+        def __init__(self, cluster: object) -> None:
+            self.cluster, self.me = cluster, self
+
+    monkeypatch.setattr(loader, "FREEZE_ABOVE", 10)
+    path = write(tmp_path, "s.json", json.dumps({"apiVersion": "v1", "kind": "List",
+                                                 "items": [NODE] + [pod(f"p{i}") for i in range(20)]}))
+    try:
+        refs = []
+        for _ in range(3):
+            holder = Holder(load_snapshot([path]))
+            assert gc.isenabled() and gc.get_freeze_count() > 0
+            refs.append(weakref.ref(holder))
+            del holder
+        load_snapshot([path])
+        assert [r() for r in refs] == [None, None, None]
+    finally:
+        gc.unfreeze()

@@ -364,11 +364,16 @@ def collector_paused() -> Iterator[None]:
     After a large load (``FREEZE_ABOVE`` new objects) everything alive is moved to the permanent
     generation (``gc.freeze``): the collections that the simulation's allocations trigger then skip the
     loaded cluster instead of walking it again; cycles among frozen objects are never collected, which
-    for a loaded cluster (kept for the whole run) costs nothing. Nested uses and a collector already
-    disabled by the caller are left as they are."""
+    for a loaded cluster (kept for the whole run) costs nothing, and the next load unfreezes and collects
+    first. Nested uses and a collector already disabled by the caller are left as they are."""
     if not gc.isenabled():
         yield
         return
+    if gc.get_freeze_count():
+        # an earlier load in this process (tests, a second snapshot) froze what was alive then; what has
+        # become garbage since must be collected now, not frozen again with this load
+        gc.unfreeze()
+        gc.collect()
     gc.disable()
     ok = False
     try:
