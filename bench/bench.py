@@ -533,16 +533,29 @@ def load_child(path: str, repeat: int, validate: str | None = None) -> dict:
     return best
 
 
-def write_formats(docs: list[dict], base: str, stream_text: str | None = None) -> dict[str, str]:
-    """``docs`` as every format users have: block YAML (``kind: List`` as ``kubectl get -o yaml``), a JSON
-    ``List`` (``kubectl get -o json``, 4-space indent), a YAML stream of JSON documents, and gzip of each.
-    Files already there (``--keep``) are reused."""
-    doc = {"apiVersion": "v1", "kind": "List", "items": docs, "metadata": {"resourceVersion": ""}}
+def write_formats(source: Callable[[], tuple[list[dict], str | None]], base: str) -> dict[str, str]:
+    """The objects ``source`` gives (and the text of their YAML stream, if it has one) as every format
+    users have: block YAML (``kind: List`` as ``kubectl get -o yaml``), a JSON ``List`` (``kubectl get -o
+    json``, 4-space indent), a YAML stream of JSON documents, and gzip of each. Files already there
+    (``--keep``) are reused, and ``source`` is then not called."""
+    got: list[tuple[list[dict], str | None]] = []
+
+    def docs() -> list[dict]:
+        if not got:
+            got.append(source())
+        return got[0][0]
+
+    def listed() -> dict:
+        return {"apiVersion": "v1", "kind": "List", "items": docs(), "metadata": {"resourceVersion": ""}}
+
+    def stream() -> str:
+        text = (docs(), got[0][1])[1]
+        return text if text is not None else "".join(f"---\n{json.dumps(d)}\n" for d in docs())
+
     makers: dict[str, Callable[[], str]] = {
-        "yaml": lambda: yaml.dump(doc, Dumper=yaml.CSafeDumper, default_flow_style=False, sort_keys=False),
-        "json": lambda: json.dumps(doc, indent=4) + "\n",
-        "yaml-stream": lambda: stream_text if stream_text is not None else
-        "".join(f"---\n{json.dumps(d)}\n" for d in docs),
+        "yaml": lambda: yaml.dump(listed(), Dumper=yaml.CSafeDumper, default_flow_style=False, sort_keys=False),
+        "json": lambda: json.dumps(listed(), indent=4) + "\n",
+        "yaml-stream": stream,
     }
     suffix = {"yaml": ".yaml", "json": ".json", "yaml-stream": ".stream.yaml"}
     paths: dict[str, str] = {}
@@ -558,7 +571,7 @@ def write_formats(docs: list[dict], base: str, stream_text: str | None = None) -
     return {fmt: paths[fmt] for fmt in LOAD_FORMATS}
 
 
-def perf_docs(gz: str) -> tuple[list[dict], str]:
+def perf_docs(gz: str) -> tuple[list[dict], str | None]:
     """The objects of a ../shared/perf snapshot (a gzip YAML stream, mostly of JSON documents) and its text."""
     import re
     with gzip.open(gz, "rt") as f:
@@ -590,8 +603,7 @@ def load_bench(folder: str, repeat: int, seed: int, perf: str = PERF, linear_nod
             print(f"perf/{base}-5000x10000: {gz} is absent, skipped", flush=True)
             continue
         name = f"perf/{base}-5000x10000"
-        docs, text = perf_docs(gz)
-        files = write_formats(docs, os.path.join(folder, f"load-{base}"), text)
+        files = write_formats(lambda gz=gz: perf_docs(gz), os.path.join(folder, f"load-{base}"))
         for fmt, path in files.items():
             print(load_row(name, fmt, path, load_child(path, repeat)), flush=True)
         for fmt in ("json", "yaml"):
@@ -604,8 +616,8 @@ def load_bench(folder: str, repeat: int, seed: int, perf: str = PERF, linear_nod
         times = []
         for factor in (1, 4):
             n = linear_nodes * factor
-            items = generate("basic", n, 2 * n, n // 4, seed)
-            files = write_formats(items, os.path.join(folder, f"linear-{factor}x"))
+            files = write_formats(lambda n=n: (generate("basic", n, 2 * n, n // 4, seed), None),
+                                  os.path.join(folder, f"load-linear-{n}"))
             r = load_child(files[fmt], repeat)
             times.append((r["cpu_s"], os.path.getsize(files[fmt])))
             print(load_row(f"linearity {factor}x", fmt, files[fmt], r), flush=True)

@@ -71,8 +71,8 @@ def test_load_bench_times_every_format_and_linearity(tmp_path: Path) -> None:
     assert [r.split()[2] for r in ratios] == ["yaml", "json"]
     assert all("(at most x5:" in r for r in ratios)
     for fmt in ("yaml", "json", "stream.yaml"):  # every format written, gzip too, and readable
-        assert (tmp_path / f"linear-4x.{fmt}.gz").exists()
+        assert (tmp_path / f"load-linear-160.{fmt}.gz").exists()
     from pysched.snapshot.loader import load_snapshot
-    sizes = {len(load_snapshot([str(tmp_path / f"linear-1x.{fmt}{gz}")]).pods)
+    sizes = {len(load_snapshot([str(tmp_path / f"load-linear-40.{fmt}{gz}")]).pods)
              for fmt in ("yaml", "json", "stream.yaml") for gz in ("", ".gz")}
     assert sizes == {90}
