@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.conformance.compare import load
 from tests.conformance.harness import SCENARIOS, SHARED, run_scenario, scenario_inputs
 
 CASES = scenario_inputs(SCENARIOS)
@@ -11,8 +12,9 @@ FOREIGN = scenario_inputs(SHARED / "foreign") if (SHARED / "foreign").is_dir() e
 
 
 def _check(snap, cfg, exp, batched: bool = True) -> None:
-    _ok, bad, notes = run_scenario(snap, cfg, exp, batched)
+    ok, bad, notes = run_scenario(snap, cfg, exp, batched)
     assert bad == 0 and not notes, "\n".join(notes[:20])
+    assert ok == len(load(str(exp)).get("cycles", [])), "every recorded cycle agrees"
 
 
 @pytest.mark.parametrize(("snap", "cfg", "exp"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
