@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from datetime import datetime
+from functools import lru_cache
 
-_cache: dict[str, float] = {}
 NOW = float("inf")  # "now" is later than every recorded timestamp
 
 
@@ -12,12 +12,12 @@ def parse_time(text: object) -> float | None:
     """Seconds since the epoch, or None when absent or unreadable."""
     if not text or not isinstance(text, str):
         return None
-    hit = _cache.get(text)
-    if hit is not None:
-        return hit
+    return _parse(text)
+
+
+@lru_cache(maxsize=1 << 16)  # bounded: timestamps repeat within a snapshot, not across a long process
+def _parse(text: str) -> float | None:
     try:
-        value = datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
     except ValueError:
         return None
-    _cache[text] = value
-    return value

@@ -108,7 +108,7 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin):
                      csi_node: CSINode | None) -> dict[str, str]:
         """The pod's own volumes, computed once per cycle for each kind of CSINode they depend on (none, or
         one that does or does not list Portworx as migrated). Raises ``_LookupError``."""
-        s = state.read(STATE_KEY) if self.handle is None or self.handle.batched else None
+        s = state.read(STATE_KEY) if self.handle is not None and self.handle.batched else None
         if s is None:  # no PreFilter state, or the reference path: computed on every node, as upstream
             out: dict[str, str] = {}
             self._attachable(storage, pod, csi_node, True, out)

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from pysched.errors import ConfigError
 from pysched.framework.batch import BatchVerdict, template_statuses
 from pysched.framework.cycle_state import CycleState, StateData
 from pysched.framework.interface import (
@@ -585,8 +586,6 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
                 try:
                     parsed.append(SpreadConstraint.parse(raw, f"defaultConstraints[{i}]"))
                 except FieldError as e:
-                    from pysched.errors import ConfigError
-
                     raise ConfigError(e.message, field=f"args.{e.path}") from None
             self.default_constraints = tuple(parsed)
         self._counts = NodeValueCache()
@@ -666,7 +665,7 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
                      for c in constraints))
         entry = self._domains.get(key)
         log = cluster.change_log
-        if entry is not None and entry.version <= len(log):
+        if entry is not None:  # the log only grows: an entry is at most as new as it
             self._domains.move_to_end(key)
             if entry.version < len(log):
                 for name in set(log[entry.version:]):

@@ -399,7 +399,7 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
                 else:
                     to_match.append(pvc)
             if to_match:
-                indexed = self.handle is None or self.handle.batched
+                indexed = self.handle is not None and self.handle.batched  # no handle: the reference path, as IPA/PTS
                 unbound_ok, out.static, unmatched = self._find_matching_volumes(claims, to_match, labels, indexed)
                 to_provision.extend(unmatched)
             if to_provision:
