@@ -111,13 +111,29 @@ def test_scope_and_api_version_come_from_the_table(spec: kinds.KindSpec, tmp_pat
             load_snapshot([str(src)])
 
 
+def _isolate_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No kubeconfig, proxy or in-cluster setting of the machine running the tests leaks in."""
+    for var in ("KUBECONFIG", "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy",
+                "NO_PROXY", "no_proxy", "KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT"):
+        monkeypatch.delenv(var, raising=False)
+
+
+def _kubeconfig(tmp_path: Path, server: str) -> str:
+    """A kubeconfig for the fake API server, with the token it knows."""
+    kc = tmp_path / "kubeconfig"
+    kc.write_text(yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Config", "current-context": "c",
+        "clusters": [{"name": "c", "cluster": {"server": server}}],
+        "contexts": [{"name": "c", "context": {"cluster": "c", "user": "u"}}],
+        "users": [{"name": "u", "user": {"token": "t0k3n"}}]}))
+    return str(kc)
+
+
 def test_live_lists_exactly_the_marked_kinds_with_gets_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     live = pytest.importorskip("pysched.snapshot.live", exc_type=ImportError)
     from tests.live_server import KINDS as SERVED, FakeApiServer
 
-    for var in ("KUBECONFIG", "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy",
-                "NO_PROXY", "no_proxy", "KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT"):
-        monkeypatch.delenv(var, raising=False)
+    _isolate_from_the_environment(monkeypatch)
     listed = kinds.LISTED_LIVE
     assert [r.kind for r in live.RESOURCES] == [k.kind for k in listed]
     for k in listed:  # the fake speaks kube-apiserver's paths, written independently of the table
@@ -126,13 +142,7 @@ def test_live_lists_exactly_the_marked_kinds_with_gets_only(tmp_path: Path, monk
                                                             namespaced)
     objects = [obj(k, namespace="x1") for k in listed]  # in the Namespace listed, so no other is implied
     with FakeApiServer(objects, tokens={"t0k3n": "alice"}) as srv:
-        kc = tmp_path / "kubeconfig"
-        kc.write_text(yaml.safe_dump({
-            "apiVersion": "v1", "kind": "Config", "current-context": "c",
-            "clusters": [{"name": "c", "cluster": {"server": srv.url}}],
-            "contexts": [{"name": "c", "context": {"cluster": "c", "user": "u"}}],
-            "users": [{"name": "u", "user": {"token": "t0k3n"}}]}))
-        snap = live.read_live(str(kc), None)
+        snap = live.read_live(_kubeconfig(tmp_path, srv.url), None)
         methods = {r.method for r in srv.requests}
         paths = {r.path for r in srv.requests}
     assert methods == {"GET"}
@@ -151,9 +161,7 @@ def test_live_workloads_count_the_pods_the_cluster_already_runs(tmp_path: Path,
     from tests.builders import make_node, make_pod, make_workload, owned
     from tests.live_server import FakeApiServer
 
-    for var in ("KUBECONFIG", "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy",
-                "NO_PROXY", "no_proxy", "KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT"):
-        monkeypatch.delenv(var, raising=False)
+    _isolate_from_the_environment(monkeypatch)
     d = make_workload("Deployment", "api", spec={"replicas": 2})
     t = json.loads(json.dumps(d["spec"]["template"]))
     t["metadata"]["labels"]["pod-template-hash"] = "abc"
@@ -163,13 +171,7 @@ def test_live_workloads_count_the_pods_the_cluster_already_runs(tmp_path: Path,
         p["metadata"]["labels"] = dict(t["metadata"]["labels"])
     node = make_node("n1").alloc(cpu="4", memory="8Gi", pods="110").obj()
     with FakeApiServer([node, d, rs, *pods], tokens={"t0k3n": "alice"}) as srv:
-        kc = tmp_path / "kubeconfig"
-        kc.write_text(yaml.safe_dump({
-            "apiVersion": "v1", "kind": "Config", "current-context": "c",
-            "clusters": [{"name": "c", "cluster": {"server": srv.url}}],
-            "contexts": [{"name": "c", "context": {"cluster": "c", "user": "u"}}],
-            "users": [{"name": "u", "user": {"token": "t0k3n"}}]}))
-        snap = live.read_live(str(kc), None)
+        snap = live.read_live(_kubeconfig(tmp_path, srv.url), None)
         assert {r.method for r in srv.requests} == {"GET"}
     cluster = live.cluster_from_live(snap, validate="warn")
     assert [w.meta.name for w in cluster.workloads["Deployment"]] == ["api"]
