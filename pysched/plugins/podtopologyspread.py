@@ -49,7 +49,13 @@ from pysched.plugins.helper import (
     go_round as round_half_away,  # Go's math.Round, one implementation
     pod_matches_node_selector_and_affinity,
 )
-from pysched.plugins.topology_arrays import Domains, TopologyArrays, go_round_array, topology_arrays
+from pysched.plugins.topology_arrays import (
+    Domains,
+    TopologyArrays,
+    count_matching,
+    go_round_array,
+    topology_arrays,
+)
 from pysched.snapshot.cluster import ClusterState
 from pysched.snapshot.columns import NodeColumns, columns_for, feasible_rows
 from pysched.snapshot.nodeinfo import NodeInfo
@@ -127,20 +133,6 @@ class NodeValueCache:
 
     def clear(self) -> None:
         self._data.clear()
-
-
-def count_pods_match_selector(pods: list[Pod], selector: LabelSelector, namespace: str) -> int:
-    """Upstream ``countPodsMatchSelector``: an empty (match-everything) selector counts nothing;
-    terminating pods and pods of other namespaces are skipped."""
-    if selector.empty:
-        return 0
-    n = 0
-    for p in pods:
-        if p.meta.deletion_timestamp is not None or p.meta.namespace != namespace:
-            continue
-        if selector.matches(p.meta.labels):
-            n += 1
-    return n
 
 
 # Coefficients of the FreeBSD ``e_log.c`` algorithm that Go's ``math.Log`` implements (also in its amd64
@@ -629,11 +621,11 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
     def _count(self, ni: NodeInfo, selector: LabelSelector, namespace: str,
                table: dict[int, tuple[NodeInfo, int, Any]] | None) -> int:
         if table is None:
-            return count_pods_match_selector(ni.pods, selector, namespace)
+            return count_matching(ni.pods, selector, namespace)
         ent = table.get(id(ni))
         if ent is not None and ent[0] is ni and ent[1] == ni.generation:
             return ent[2]
-        v = count_pods_match_selector(ni.pods, selector, namespace)
+        v = count_matching(ni.pods, selector, namespace)
         table[id(ni)] = (ni, ni.generation, v)
         return v
 

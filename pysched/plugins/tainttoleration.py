@@ -82,15 +82,7 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlugin):
         if prefer is None or rows is None:
             return ScorePlugin.score_nodes(self, state, pod, nodes)
         cols, idx = rows
-        key = (NAME, "score", repr(prefer))
-        counts = cols.masks.get(key)
-        if counts is None:
-            counts = cols.masks[key] = np.full(cols.n, -1, dtype=np.int64)  # -1: not counted yet
-        todo = idx[counts[idx] < 0]
-        if len(todo):
-            infos = cols.infos
-            counts[todo] = [self.score(state, pod, infos[i])[0] for i in todo.tolist()]
-        return counts[idx].tolist(), None
+        return self.batch_score(state, pod, cols, idx).tolist(), None  # type: ignore[union-attr]
 
     def batch_score(self, state: CycleState, pod: Pod, cols: NodeColumns, rows: np.ndarray) -> np.ndarray | None:
         """The counts depend only on the node's taints and the pod's tolerations: each node is counted
