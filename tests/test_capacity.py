@@ -439,17 +439,63 @@ def _templates(seed: int) -> list[dict]:
     return [a, b, c]
 
 
+def _more_templates() -> list[dict]:
+    """Templates for the fast path's other branches: a PreferNoSchedule toleration (TaintToleration's raw
+    scores differ between nodes, so each window is normalized), and a template whose required anti-affinity
+    selects the plain copies: in ``together`` its copies make InterPodAffinity stop skipping for them."""
+    tol = make_pod("tolerant").container(requests={"cpu": "700m", "memory": "1Gi"}).toleration(
+        "soft", "x", "PreferNoSchedule").obj()
+    guard = make_pod("guard").container(requests={"cpu": "100m"}).obj()
+    guard["spec"]["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": "plain"}}}]}}
+    plain = make_pod("plain").container(requests={"cpu": "300m", "memory": "256Mi"}).obj()
+    plain["metadata"]["labels"] = {"app": "plain"}
+    return [tol, plain, guard]
+
+
+@pytest.fixture
+def fast_cycles(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the copies the fast path scheduled (so a test can tell it ran)."""
+    from pysched.scheduler import capacity as engine
+    seen = [0]
+    orig = engine.CopyScheduler._fast_cycle
+
+    def counting(self: Any, *args: Any) -> Any:
+        tr = orig(self, *args)
+        seen[0] += tr is not None
+        return tr
+
+    monkeypatch.setattr(engine.CopyScheduler, "_fast_cycle", counting)
+    return seen
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3])
 @pytest.mark.parametrize("mode", ["independent", "together"])
-def test_fast_path_gives_the_plain_cycles_answers(seed: int, mode: str) -> None:
-    """The copies' fast path (cached node-local verdicts and raw scores) against every copy by the plain
-    cycle, on clusters past 100 nodes so that only a window of the nodes is scored each cycle."""
+def test_fast_path_gives_the_plain_cycles_answers(seed: int, mode: str, fast_cycles: list[int]) -> None:
+    """The copies' fast path (shared PreFilter/PreScore state, cached node verdicts and raw scores) against
+    every copy by the plain cycle, on clusters past 100 nodes so that only a window of the nodes is scored
+    each cycle."""
     objs = _random_cluster(seed, 140)
     templates = _templates(seed)
     fast = capacity(objs, templates, mode=mode, max_copies=150).to_dict()
+    assert fast_cycles[0] > 150
     plain = capacity(objs, templates, mode=mode, max_copies=150, fast_copies=False).to_dict()
     assert fast == plain
     assert any(t["count"] > 20 for t in fast["templates"])
+
+
+@pytest.mark.parametrize("tie_break", ["name", "random"])
+@pytest.mark.parametrize("mode", ["independent", "together"])
+def test_fast_path_to_the_stop(mode: str, tie_break: str, fast_cycles: list[int]) -> None:
+    """Every copy until none fits (pods limits, ports, cpu), with varying normalized scores, a template that
+    turns InterPodAffinity on for another one (``together``) and both tie-breaks: the same answers."""
+    objs = _random_cluster(4, 120)
+    templates = _more_templates() + _templates(4)[:2]
+    fast = capacity(objs, templates, mode=mode, tie_break=tie_break, seed=7).to_dict()
+    assert fast_cycles[0] > 100
+    plain = capacity(objs, templates, mode=mode, tie_break=tie_break, seed=7, fast_copies=False).to_dict()
+    assert fast == plain
+    assert all(t["stop_reason"] != "limit reached" for t in fast["templates"])
 
 
 def test_capacity_bench_runs(tmp_path: Path) -> None:

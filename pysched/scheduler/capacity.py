@@ -21,22 +21,24 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from itertools import chain, compress, islice
 from typing import Any
+
+import numpy as np
 
 from pysched.errors import InputError
 from pysched.framework.config import SchedulerConfig
 from pysched.framework.cycle_state import CycleState
-from pysched.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore, NodeToStatus, ScorePlugin
+from pysched.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, ScorePlugin
 from pysched.framework.registry import Registry
 from pysched.framework.runtime import Framework
-from pysched.framework.status import Code, Status
+from pysched.framework.status import Code
 from pysched.model.objects import FieldError, Node, Pod, parse_node, parse_pod, validate_pod
 from pysched.model.timeutil import parse_time
 from pysched.scheduler.cycle import Scheduler, num_feasible_nodes_to_find
 from pysched.scheduler.simulation import Simulation, SimulationOptions, SimulationResult
 from pysched.scheduler.trace import CycleTrace, Outcome
 from pysched.snapshot.cluster import Cluster, zone_key
+from pysched.snapshot.columns import columns_for
 from pysched.snapshot.nodeinfo import NodeInfo
 
 LIMIT_REACHED = "limit reached"
@@ -234,6 +236,15 @@ def _copy_raw(t: Template, name: str, uid: str, now: str, spec: dict) -> dict:
     return {"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": spec}
 
 
+def _clone(obj: Any) -> Any:
+    """A shallow copy of a slotted dataclass instance (``copy.copy`` goes through ``__reduce_ex__``)."""
+    cls = type(obj)
+    out = object.__new__(cls)
+    for name in cls.__slots__:
+        setattr(out, name, getattr(obj, name))
+    return out
+
+
 class CopyMaker:
     """Makes copy i of a template: parsed once, then each copy is a shallow clone with its own identity
     (the spec's parsed parts are shared and never mutated)."""
@@ -271,8 +282,10 @@ class CopyMaker:
         name = self.copy_name(i)
         uid = object_uid("Pod", self.namespace, name)
         raw = _copy_raw(self.template, name, uid, self.now, self.spec)
-        pod = copy.copy(self.proto)
-        pod.meta = dataclasses.replace(self.proto.meta, name=name, uid=uid)
+        pod = _clone(self.proto)
+        meta = pod.meta = _clone(self.proto.meta)
+        meta.name = name
+        meta.uid = uid
         pod.raw = raw
         pod.node_name = ""
         pod.nominated_node_name = ""
@@ -816,29 +829,73 @@ __all__ = ["CapacityAnswer", "CapacityOptions", "NodeTemplateAnswer", "Template"
 
 
 # ------------------------------------------------------------------------------------------ the copies' fast path
-# Filter plugins whose verdict on a node reads only that node and the pod (plus PreFilter state that depends
-# on the pod alone), and Score plugins whose raw score does likewise. For copies of one template, the verdict
-# and raw score of a node can then change only when the node's pods change, which ClusterState.change_log
-# records: the fast path keeps them per node and recomputes only the nodes named in the log since. The
-# window of nodes a cycle examines, the normalisation and the host choice are the cycle's own, so every
-# decision is the one the full cycle makes (tests/test_capacity.py checks both paths give the same answers).
+# Copies of one template are the same pod but for their names. Their cycles differ only through what the
+# previous copies changed: the node each was bound to (``ClusterState.change_log``). When every plugin that
+# takes part reads, besides the pod, only the node it judges (Filter) or scores (Score), and when what
+# PreFilter and PreScore write depends on the pod alone, the cycle of copy i+1 is the cycle of copy i with
+# the changed nodes judged and scored again. The fast path keeps, per template:
+#   - the CycleState of PreFilter and PreScore, re-run only when something other than this template's own
+#     copies changed the cluster (another template's copy, a victim, a nomination);
+#   - every node's Filter verdict (all rows: the batched verdicts when every plugin has one, else each node
+#     through the framework's run_filter), then only the changed nodes again, through run_filter;
+#   - every examined node's raw score per Score plugin (``batch_score``, else ``score_nodes``), weighted
+#     and summed for the plugins without NormalizeScore; the ones with it are normalized per cycle over
+#     the cycle's own feasible window (``batch_normalize`` / the framework's normalization).
+# The window (rotating start index, adaptive percentageOfNodesToScore, the next feasible node ending it),
+# the weights, the tie-break and Reserve..Bind are the cycle's own; a copy that fits nowhere, and any cycle
+# that errs, is run again by the plain cycle (which reports it). tests/test_capacity.py checks both paths
+# give the same answers.
 NODE_LOCAL_FILTERS = frozenset({"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts",
                                 "NodeResourcesFit"})
 NODE_LOCAL_SCORES = frozenset({"NodeResourcesFit", "NodeResourcesBalancedAllocation", "ImageLocality",
                                "TaintToleration", "NodeAffinity"})
+# PreFilter / PreScore plugins whose state is a function of the pod alone (the same for every copy)
+POD_ONLY_PRE_FILTER = frozenset({"NodeAffinity", "NodePorts", "NodeResourcesFit"})
+POD_ONLY_PRE_SCORE = frozenset({"TaintToleration", "NodeAffinity", "NodeResourcesFit",
+                                "NodeResourcesBalancedAllocation"})
+# PreFilter / PreScore plugins whose Skip no copy can undo for a template ``_copies_invisible`` accepts: they
+# skip on the pod's own fields (ports, node affinity, volumes, claims, its spread constraints and the default
+# ones, which come from Services and workloads, not pods), or on pods with affinity terms or volumes in use,
+# which copies of such a template never add
+STABLE_SKIPS = frozenset({"NodeAffinity", "NodePorts", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding",
+                          "VolumeZone", "PodTopologySpread", "InterPodAffinity", "DynamicResources"})
+# Reserve .. Bind plugins that, for such a template, keep nothing across cycles (no volumes, no claims)
+STATELESS_BINDING = frozenset({"VolumeBinding", "DynamicResources", "DefaultBinder"})
+FEW_ROWS = 16  # up to this many rows are scored node by node (score_nodes), more as arrays (batch_score)
 
 
-class _CopyCache:
-    """Per template: the last filter verdict and raw scores of every node, and how far the log was read."""
+def _copies_invisible(pod: Pod) -> bool:
+    """Copies of ``pod`` carry no pod (anti-)affinity terms, claims or persistent volumes: the plugins that
+    look at other pods (InterPodAffinity's existing terms, volume use, DRA) cannot see them."""
+    if pod.affinity.has_affinity or pod.resource_claims:
+        return False
+    return not any(isinstance(v, Mapping) and (v.get("persistentVolumeClaim") is not None
+                                               or v.get("ephemeral") is not None) for v in pod.volumes)
+
+
+class _TemplateCache:
+    """Per template: the shared CycleState, every node's Filter verdict and its raw scores (see above)."""
 
     def __init__(self, n: int) -> None:
-        self.status: list[Status | None] = [None] * n
-        self.ok: list[bool] = [False] * n
-        self.log_pos = 0
+        self.disabled = False  # the template's cycles are not node-local: every copy by the plain cycle
+        self.state: CycleState | None = None
+        self.prescored = False
+        self.clean_pos = -1  # len(change_log) right after this template's last fast bind
         self.filled = False
-        self.raw: dict[str, list[int | None]] = {}  # plugin -> raw score per node (None: not known)
-        self.base: list[int | None] = [None] * n  # weighted sum of the raw scores of plugins without normalize
+        self.log_pos = 0  # change_log read up to here
+        self.ok = np.zeros(n, dtype=bool)
         self.active: tuple[str, ...] = ()
+        self.plain: list[tuple[ScorePlugin, int]] = []  # (plugin, weight) without NormalizeScore
+        self.normalized: list[tuple[ScorePlugin, int]] = []  # (plugin, weight) with NormalizeScore
+        self.scored = False  # raw scores known for every feasible row but ``pending``
+        self.pending: set[int] = set()  # feasible rows whose raw scores are out of date
+        self.raw: dict[str, np.ndarray] = {}
+        self.base = np.zeros(n, dtype=np.int64)  # weighted sum of the raw scores of ``plain``
+        # base, then the name order (a smaller name ranks higher): the argmax over a window is the host of a
+        # window whose normalized scores are equal on every node
+        self.key = np.zeros(n, dtype=np.int64)
+        self.ref: dict[str, int] = {}  # plugin with NormalizeScore -> one feasible row's raw score
+        self.varying: dict[str, set[int]] = {}  # plugin with NormalizeScore -> feasible rows scoring other than ref
 
 
 class CopyScheduler(Scheduler):
@@ -848,9 +905,21 @@ class CopyScheduler(Scheduler):
         super().__init__(base.state, base.options, extenders=base.extenders, waiting=base.waiting)
         self.next_start_node_index = base.next_start_node_index
         self.fast = fast
-        self.caches: dict[str, _CopyCache] = {}
+        self.caches: dict[str, _TemplateCache] = {}
         self.index_of = {ni.name: i for i, ni in enumerate(self.state.node_infos)}
+        infos = self.state.node_infos
+        n = len(infos)
+        self.infos_arr = np.empty(n, dtype=object)
+        self.names_arr = np.empty(n, dtype=object)
+        for i, ni in enumerate(infos):
+            self.infos_arr[i] = ni
+            self.names_arr[i] = ni.name
+        rank = np.empty(n, dtype=np.int64)
+        rank[np.argsort(self.names_arr, kind="stable")] = np.arange(n, dtype=np.int64)
+        self.name_bonus = n - rank  # larger for smaller names
+        self.name_bonus_list: list[int] = self.name_bonus.tolist()
         self.fast_cycles = 0
+        self._binding_ok: dict[str, bool] = {}  # profile -> only STATELESS_BINDING plugins bind
 
     def schedule_copy(self, fwk: Framework, pod: Pod, key: str) -> CycleTrace:
         self.settled = []
@@ -868,135 +937,280 @@ class CopyScheduler(Scheduler):
                 return tr
         return self._schedule_one(fwk, pod, 1, False)
 
-    def _refresh(self, fwk: Framework, state: CycleState, pod: Pod, cache: _CopyCache) -> Status | None:
+    # ------------------------------------------------------------------ what the copies share
+    def _stateless_binding(self, fwk: Framework) -> bool:
+        ok = self._binding_ok.get(fwk.profile_name)
+        if ok is None:
+            names = [p.name for point in (fwk.reserve, fwk.pre_bind, fwk.bind) for p in point]
+            ok = self._binding_ok[fwk.profile_name] = (not fwk.permit and not fwk.post_bind
+                                                       and all(n in STATELESS_BINDING for n in names))
+        return ok
+
+    def _pre_filter(self, fwk: Framework, pod: Pod, cache: _TemplateCache) -> CycleState | None:
+        """A fresh PreFilter of the copy; None when its outcome is not one every copy shares (then the
+        template is left to the plain cycle for good) or rejects the pod (the plain cycle reports it)."""
+        state = CycleState()
+        pre_result, st, _returned = fwk.run_pre_filter(state, pod, self.state.node_infos)
+        if st is not None and st.code != Code.Success:
+            return None
+        skip = state.skip_filter_plugins
+        if (pre_result is not None and not pre_result.all_nodes()) or not _copies_invisible(pod) \
+                or not self._stateless_binding(fwk) \
+                or any(p.name not in (STABLE_SKIPS if p.name in skip else POD_ONLY_PRE_FILTER) for p in fwk.pre_filter) \
+                or any(p.name not in NODE_LOCAL_FILTERS for p in fwk.filter if p.name not in skip):
+            cache.disabled = True
+            return None
+        return state
+
+    def _pre_score(self, fwk: Framework, state: CycleState, pod: Pod, feasible: list[NodeInfo],
+                   cache: _TemplateCache) -> bool:
+        """PreScore on the first window; False when its outcome is not one every copy shares."""
+        st = fwk.run_pre_score(state, pod, feasible)
+        if st is not None:
+            return False
+        skip = state.skip_score_plugins
+        if any(p.name not in (STABLE_SKIPS if p.name in skip else POD_ONLY_PRE_SCORE) for p in fwk.pre_score):
+            cache.disabled = True
+            return False
+        active = [p for p in fwk.score if p.name not in skip]
+        if any(p.name not in NODE_LOCAL_SCORES for p in active):
+            cache.disabled = True
+            return False
+        names = tuple(p.name for p in active)
+        if names != cache.active or not cache.raw:
+            cache.active = names
+            weights = fwk.score_weights
+            cache.plain = [(p, weights.get(p.name, 1)) for p in active if not p.HAS_NORMALIZE]
+            cache.normalized = [(p, weights.get(p.name, 1)) for p in active if p.HAS_NORMALIZE]
+            cache.raw = {p.name: np.zeros(len(cache.ok), dtype=np.int64) for p in active}
+            cache.scored = False
+        cache.prescored = True
+        return True
+
+    # ------------------------------------------------------------------ Filter verdicts per node
+    def _fill(self, fwk: Framework, state: CycleState, pod: Pod, cache: _TemplateCache) -> bool:
+        """Every node's verdict: the plugins' batched verdicts when each has one, else node by node."""
+        cols = columns_for(self.state)
+        mask: np.ndarray | None = None
+        for p in fwk.filter:
+            if p.name in state.skip_filter_plugins:
+                continue
+            fn = getattr(p, "batch_filter", None)
+            try:
+                v = fn(state, pod, cols) if fn is not None else None
+            except Exception:
+                v = None
+            if v is None:
+                mask = None
+                break
+            mask = v.ok.copy() if mask is None else mask & v.ok
+        cache.scored = False
+        if mask is None:
+            return self._judge(fwk, state, pod, cache, range(len(cache.ok)))
+        cache.ok[:] = mask
+        return True
+
+    def _judge(self, fwk: Framework, state: CycleState, pod: Pod, cache: _TemplateCache, rows: Iterable[int]) -> bool:
+        """The verdict of ``rows`` through the framework's run_filter; False on an error (the plain cycle
+        reports it). Their raw scores are out of date from now on."""
         nodes = self.state.node_infos
-        log = self.state.change_log
-        if not cache.filled:
-            todo: Iterable[int] = range(len(nodes))
-            cache.filled = True
-        else:
-            todo = sorted({self.index_of[name] for name in log[cache.log_pos:] if name in self.index_of})
-        cache.log_pos = len(log)
-        for i in todo:
+        ok = cache.ok
+        pending = cache.pending
+        varying = cache.varying.values()
+        for i in rows:
             st = fwk.run_filter(state, pod, nodes[i])
             if st is not None and st.code == Code.Error:
                 cache.filled = False
-                return st
-            cache.status[i] = st
-            cache.ok[i] = st is None or st.code == Code.Success
-            cache.base[i] = None
-            for raw in cache.raw.values():
-                raw[i] = None
-        return None
+                return False
+            fits = st is None or st.code == Code.Success
+            ok[i] = fits
+            for rows_of in varying:
+                rows_of.discard(i)
+            if fits:
+                pending.add(i)
+            else:
+                pending.discard(i)
+        return True
 
+    # ------------------------------------------------------------------ the cycle
     def _fast_cycle(self, fwk: Framework, pod: Pod, key: str) -> CycleTrace | None:
         """None when the fast path does not apply to this cycle (nothing was changed then)."""
-        state = CycleState()
-        all_nodes = self.state.node_infos
-        pre_result, st, _returned = fwk.run_pre_filter(state, pod, all_nodes)
-        if st is not None and st.code != Code.Success:
-            return None
-        if pre_result is not None and not pre_result.all_nodes():
-            return None
-        if any(name not in NODE_LOCAL_FILTERS for name, _fn in fwk._filter_fns
-               if name not in state.skip_filter_plugins):
-            return None
         cache = self.caches.get(key)
         if cache is None:
-            cache = self.caches[key] = _CopyCache(len(all_nodes))
-        tr = CycleTrace(1, pod.key, pod.priority, profile=fwk.profile_name)
-        err = self._refresh(fwk, state, pod, cache)
-        if err is not None:
-            return self._error(tr, err)
-        n = len(all_nodes)
+            cache = self.caches[key] = _TemplateCache(len(self.state.node_infos))
+        if cache.disabled:
+            return None
+        log = self.state.change_log
+        state = cache.state
+        if state is None or len(log) != cache.clean_pos:
+            state = self._pre_filter(fwk, pod, cache)
+            cache.state = state
+            cache.prescored = False
+            if state is None:
+                return None
+        if not cache.filled:
+            cache.log_pos = len(log)
+            if not self._fill(fwk, state, pod, cache):
+                return None
+            cache.filled = True
+        elif cache.log_pos < len(log):
+            index_of = self.index_of
+            changed = {index_of[name] for name in log[cache.log_pos:] if name in index_of}
+            cache.log_pos = len(log)
+            if not self._judge(fwk, state, pod, cache, sorted(changed)):
+                return None
+        n = len(cache.ok)
         percentage = fwk.percentage_of_nodes_to_score()
         if percentage is None:
             percentage = self.options.global_percentage
         to_find = num_feasible_nodes_to_find(percentage, n)
         if not fwk.has_scoring():
             to_find = 1
+        if self.options.evaluate_all_nodes:
+            to_find = n
         start = self.next_start_node_index
-        ok = cache.ok
-        # the nodes the cycle's sequential filter would visit from the rotating start, the feasible ones kept;
-        # as the cycle, it stops on the next feasible node after them, which the next cycle starts on
-        order = chain(range(start, n), range(start))
-        window = list(islice(compress(order, chain(islice(ok, start, None), islice(ok, start))), to_find + 1))
-        processed = (window[-1] - start) % n if len(window) > to_find else n
-        window = window[:to_find]
-        infeasible = processed - len(window)
-        self.next_start_node_index = (start + processed) % n
-        tr.evaluated_nodes = len(window) + infeasible
-        if not window:
-            statuses = NodeToStatus({all_nodes[i].name: cache.status[i] for i in range(n)})  # type: ignore[misc]
-            return self._handle_failure(fwk, state, pod, statuses, "", tr)
-        feasible = [all_nodes[i] for i in window]
-        host = feasible[0].name
-        if len(feasible) > 1:
-            chosen = self._fast_score(fwk, state, pod, feasible, window, cache, tr)
-            if isinstance(chosen, Status):
-                return self._error(tr, chosen)
+        # the nodes the cycle's sequential filter would visit from the rotating start, the feasible ones
+        # kept; as the cycle, it stops on the next feasible node after them, which the next cycle starts on
+        feasible_rows = np.flatnonzero(cache.ok)
+        if not len(feasible_rows):
+            return None  # fits nowhere: the plain cycle says why (and runs PostFilter)
+        split = int(np.searchsorted(feasible_rows, start))
+        head = feasible_rows[split:split + to_find + 1]
+        if len(head) <= to_find and split:
+            head = np.concatenate((head, feasible_rows[:min(split, to_find + 1 - len(head))]))
+        if len(head) > to_find:
+            processed = (int(head[to_find]) - start) % n
+            window = head[:to_find]
+        else:
+            processed = n
+            window = head
+        if len(window) == 1:
+            host = self.names_arr[window[0]]
+        else:
+            if not cache.prescored \
+                    and not self._pre_score(fwk, state, pod, self.infos_arr[window].tolist(), cache):
+                cache.state = None
+                return None
+            chosen = self._fast_score(fwk, state, pod, window, cache)
+            if chosen is None:
+                cache.state = None
+                return None
             host = chosen
-        return self._assume_and_bind(fwk, state, pod, host, tr)
+        self.next_start_node_index = (start + processed) % n
+        tr = CycleTrace(1, pod.key, pod.priority, profile=fwk.profile_name)
+        tr.evaluated_nodes = processed
+        tr = self._assume_and_bind(fwk, state, pod, host, tr)
+        if tr.outcome is Outcome.SCHEDULED:
+            cache.clean_pos = len(log)
+        else:
+            cache.state = None
+        return tr
 
-    def _fast_score(self, fwk: Framework, state: CycleState, pod: Pod, feasible: list[NodeInfo], window: list[int],
-                    cache: _CopyCache, tr: CycleTrace) -> str | Status:
-        st = fwk.run_pre_score(state, pod, feasible)
-        if st is not None:
-            return st
-        active = [p for p in fwk.score if p.name not in state.skip_score_plugins]
-        if any(p.name not in NODE_LOCAL_SCORES for p in active):
-            return self._prioritize_and_select(fwk, state, pod, feasible, tr, False)
-        active_names = tuple(p.name for p in active)
-        if cache.active != active_names:
-            cache.active = active_names
-            cache.raw = {}
-            cache.base = [None] * len(self.state.node_infos)
-        nodes = self.state.node_infos
-        base = cache.base
-        stale = [i for i in window if base[i] is None]
-        if stale:
-            stale_nodes = [nodes[i] for i in stale]
-            sums = [0] * len(stale)
-            for p in active:
-                raw = cache.raw.get(p.name)
-                if raw is None:
-                    raw = cache.raw[p.name] = [None] * len(nodes)
-                values, sst = p.score_nodes(state, pod, stale_nodes) if fwk.handle.batched \
-                    else ScorePlugin.score_nodes(p, state, pod, stale_nodes)
-                if sst is not None and sst.code != Code.Success:
-                    return Status(Code.Error, error=f'running Score plugins: plugin "{p.name}" '
-                                                    f'failed with: {sst.message()}').with_plugin(p.name)
-                weight = fwk.score_weights.get(p.name, 1)
-                for k, (i, v) in enumerate(zip(stale, values, strict=True)):
-                    raw[i] = v
-                    if not p.HAS_NORMALIZE:
-                        if v > MAX_NODE_SCORE or v < MIN_NODE_SCORE:
-                            return Status(Code.Error, error=f'plugin "{p.name}" returns an invalid score {v}, it '
-                                                            f'should in the range of [{MIN_NODE_SCORE}, '
-                                                            f'{MAX_NODE_SCORE}] after normalizing')
-                        sums[k] += v * weight
-            for i, v in zip(stale, sums, strict=True):
-                base[i] = v
-        totals: list[int] = [base[i] for i in window]  # type: ignore[misc]
-        for p in active:
+    def _fast_score(self, fwk: Framework, state: CycleState, pod: Pod, window: np.ndarray,
+                    cache: _TemplateCache) -> str | None:
+        """The host the cycle's Score picks among ``window``; None when a plugin errs or goes out of range
+        (the plain cycle reports it)."""
+        if not cache.active:
+            tied = window  # no Score plugin left: every node scores the same
+        else:
+            if not cache.scored:
+                if not self._score_rows(fwk, state, pod, np.flatnonzero(cache.ok), cache, True):
+                    return None
+            elif cache.pending and not self._score_rows(fwk, state, pod, np.array(sorted(cache.pending)), cache):
+                return None
+            random = self.options.tie_break == "random"
+            if not random and not any(cache.varying[p.name] for p, _ in cache.normalized):
+                # every normalized score is the same on every feasible node: a constant added to each node
+                # changes no choice (the accepted normalizers map equal raw scores to one equal score)
+                return str(self.names_arr[window[int(cache.key[window].argmax())]])
+            totals = cache.base[window]
+            if cache.normalized:
+                totals = totals.copy()
+                for p, weight in cache.normalized:
+                    vals = cache.raw[p.name][window]
+                    if vals.min() == vals.max():
+                        continue
+                    norm, st = fwk._normalize_array(p, state, pod, self.infos_arr[window].tolist(), vals)
+                    if st is not None or int(norm.max()) > MAX_NODE_SCORE or int(norm.min()) < MIN_NODE_SCORE:
+                        return None
+                    totals += norm * weight
+            tied = window[totals == totals.max()]
+        names = self.names_arr[tied].tolist()
+        if self.options.tie_break == "random":
+            return str(self.options.rng.choice(sorted(names)))
+        return str(min(names))
+
+    def _score_rows(self, fwk: Framework, state: CycleState, pod: Pod, rows: np.ndarray,
+                    cache: _TemplateCache, every: bool = False) -> bool:
+        """The raw scores of ``rows`` (``every``: all feasible rows), by batch_score over many rows and
+        score_nodes over a few (array operations pay off only over more than a few rows); the weighted sum
+        of the plugins without NormalizeScore, the key of the host choice, which rows vary."""
+        if len(rows) <= FEW_ROWS:
+            return self._score_few(state, pod, rows.tolist(), cache, every)
+        cols = columns_for(self.state)
+        base = np.zeros(len(rows), dtype=np.int64)
+        for p, weight in cache.plain + cache.normalized:
+            try:
+                fn = getattr(p, "batch_score", None)
+                arr = fn(state, pod, cols, rows) if fn is not None else None
+                if arr is None:
+                    values, st = p.score_nodes(state, pod, self.infos_arr[rows].tolist())
+                    if st is not None and st.code != Code.Success:
+                        return False
+                    arr = np.asarray(values, dtype=np.int64)
+            except Exception:
+                return False
+            if len(arr) != len(rows):
+                return False
+            name = p.name
             if not p.HAS_NORMALIZE:
-                continue
-            raw = cache.raw[p.name]
-            vals: list[int] = [raw[i] for i in window]  # type: ignore[misc]
-            if min(vals) == max(vals):
-                # the whitelisted normalisers map equal raw scores to equal scores: a constant added to
-                # every node cannot change the choice
-                continue
-            scores = [NodeScore(nodes[i].name, v) for i, v in zip(window, vals, strict=True)]
-            nst = p.normalize_score(state, pod, scores)
-            if nst is not None and nst.code != Code.Success:
-                return Status(Code.Error, error=f'running Normalize on Score plugins: plugin '
-                                                f'"{p.name}" failed with: {nst.message()}')
-            weight = fwk.score_weights.get(p.name, 1)
-            for k, sc in enumerate(scores):
-                totals[k] += sc.score * weight
-        best = max(totals)
-        tied = [nodes[window[k]].name for k, t in enumerate(totals) if t == best]
-        if self.options.tie_break == "name":
-            return min(tied)  # what _select_host picks: the smallest name among the best
-        return self._select_host([NodeScore(name, best) for name in tied])
+                if int(arr.max()) > MAX_NODE_SCORE or int(arr.min()) < MIN_NODE_SCORE:
+                    return False
+                base += arr * weight
+            else:
+                if every:
+                    cache.ref[name] = int(arr[0])
+                    cache.varying[name] = set()
+                cache.varying[name].update(rows[arr != cache.ref[name]].tolist())
+            cache.raw[name][rows] = arr
+        cache.base[rows] = base
+        cache.key[rows] = base * (len(cache.ok) + 1) + self.name_bonus[rows]
+        cache.pending.clear()
+        cache.scored = True
+        return True
+
+    def _score_few(self, state: CycleState, pod: Pod, rows: list[int], cache: _TemplateCache, every: bool) -> bool:
+        """``_score_rows`` over a few rows, node by node (score_nodes)."""
+        infos = self.state.node_infos
+        nodes = [infos[i] for i in rows]
+        base = [0] * len(rows)
+        for p, weight in cache.plain + cache.normalized:
+            try:
+                values, st = p.score_nodes(state, pod, nodes)
+            except Exception:
+                return False
+            if (st is not None and st.code != Code.Success) or len(values) != len(rows):
+                return False
+            name = p.name
+            if not p.HAS_NORMALIZE:
+                if values and (max(values) > MAX_NODE_SCORE or min(values) < MIN_NODE_SCORE):
+                    return False
+                base = [b + v * weight for b, v in zip(base, values, strict=True)]
+            else:
+                if every:
+                    cache.ref[name] = values[0]
+                    cache.varying[name] = set()
+                ref = cache.ref[name]
+                cache.varying[name].update(i for i, v in zip(rows, values, strict=True) if v != ref)
+            raw = cache.raw[name]
+            for i, v in zip(rows, values, strict=True):
+                raw[i] = v
+        n1 = len(infos) + 1
+        bonus = self.name_bonus_list
+        cbase, ckey = cache.base, cache.key
+        for i, b in zip(rows, base, strict=True):
+            cbase[i] = b
+            ckey[i] = b * n1 + bonus[i]
+        cache.pending.clear()
+        cache.scored = True
+        return True
