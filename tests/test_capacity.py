@@ -436,16 +436,17 @@ def _templates(seed: int) -> list[dict]:
     b = make_pod("picky").container(requests={"cpu": "500m"}).preferred(
         10, {"matchExpressions": [{"key": "pool", "operator": "In", "values": ["a"]}]}).host_port(8000 + seed).obj()
     c = _spread(_web(cpu="200m"), "topology.kubernetes.io/zone").obj()  # not on the fast path: same answers
-    return [a, b, c]
+    d = make_pod("best-effort").container().obj()  # BalancedAllocation's PreScore skips it
+    return [a, b, c, d]
 
 
 def _more_templates() -> list[dict]:
     """Templates for the fast path's other branches: a PreferNoSchedule toleration (TaintToleration's raw
-    scores differ between nodes, so each window is normalized), and a template whose required anti-affinity
+    scores differ between nodes, so each window is normalized) and a template whose required anti-affinity
     selects the plain copies: in ``together`` its copies make InterPodAffinity stop skipping for them."""
     tol = make_pod("tolerant").container(requests={"cpu": "700m", "memory": "1Gi"}).toleration(
         "soft", "x", "PreferNoSchedule").obj()
-    guard = make_pod("guard").container(requests={"cpu": "100m"}).obj()
+    guard = make_pod("guard").container(requests={"cpu": "400m"}).obj()
     guard["spec"]["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
         {"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": "plain"}}}]}}
     plain = make_pod("plain").container(requests={"cpu": "300m", "memory": "256Mi"}).obj()
@@ -490,7 +491,7 @@ def test_fast_path_to_the_stop(mode: str, tie_break: str, fast_cycles: list[int]
     """Every copy until none fits (pods limits, ports, cpu), with varying normalized scores, a template that
     turns InterPodAffinity on for another one (``together``) and both tie-breaks: the same answers."""
     objs = _random_cluster(4, 120)
-    templates = _more_templates() + _templates(4)[:2]
+    templates = [*_more_templates(), *_templates(4)[:2]]
     fast = capacity(objs, templates, mode=mode, tie_break=tie_break, seed=7).to_dict()
     assert fast_cycles[0] > 100
     plain = capacity(objs, templates, mode=mode, tie_break=tie_break, seed=7, fast_copies=False).to_dict()
@@ -556,3 +557,14 @@ def test_edits_change_the_starting_cluster() -> None:
     assert t["count"] == 65 and "kube-node-1" not in t["per_node"]
     assert t["per_node"]["worker-1"] == t["per_node"]["worker-2"] == 13
     assert "1 node(s) were unschedulable" in t["stop_reason"]
+
+
+@pytest.mark.parametrize("name", ["small-copy-1", "web-copy-40000", "x" * 60])
+def test_object_uid_is_a_version_4_uuid_of_the_digest(name: str) -> None:
+    """The copies' uids are built without uuid.UUID (per-copy cost); they are the same strings."""
+    import hashlib
+    import uuid
+
+    from pysched.scheduler.capacity import object_uid
+    digest = hashlib.sha256(f"pysched-uid/Pod/default/{name}/0".encode()).digest()[:16]
+    assert object_uid("Pod", "default", name) == str(uuid.UUID(bytes=digest, version=4))

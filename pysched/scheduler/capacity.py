@@ -16,11 +16,11 @@ import copy
 import dataclasses
 import hashlib
 import re
-import uuid
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -201,8 +201,11 @@ def _controllers_admit() -> AdmitFn | None:
 # ------------------------------------------------------------------------------------------ copies
 def object_uid(kind: str, namespace: str, name: str, k: int = 0) -> str:
     """The deterministic uid of an object the simulation creates (workloads contract, *UIDs*)."""
-    digest = hashlib.sha256(f"{_UID_ALPHABET_SEED}/{kind}/{namespace}/{name}/{k}".encode()).digest()[:16]
-    return str(uuid.UUID(bytes=digest, version=4))
+    b = bytearray(hashlib.sha256(f"{_UID_ALPHABET_SEED}/{kind}/{namespace}/{name}/{k}".encode()).digest()[:16])
+    b[6] = (b[6] & 0x0F) | 0x40  # version 4 and the RFC 4122 variant, as uuid.UUID(bytes=..., version=4) sets them
+    b[8] = (b[8] & 0x3F) | 0x80
+    h = b.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def simulation_now(cluster: Cluster) -> str:
@@ -240,8 +243,9 @@ def _clone(obj: Any) -> Any:
     """A shallow copy of a slotted dataclass instance (``copy.copy`` goes through ``__reduce_ex__``)."""
     cls = type(obj)
     out = object.__new__(cls)
-    for name in cls.__slots__:
-        setattr(out, name, getattr(obj, name))
+    slots = cls.__slots__
+    for name, value in zip(slots, attrgetter(*slots)(obj), strict=True):
+        setattr(out, name, value)
     return out
 
 
@@ -854,14 +858,15 @@ POD_ONLY_PRE_FILTER = frozenset({"NodeAffinity", "NodePorts", "NodeResourcesFit"
 POD_ONLY_PRE_SCORE = frozenset({"TaintToleration", "NodeAffinity", "NodeResourcesFit",
                                 "NodeResourcesBalancedAllocation"})
 # PreFilter / PreScore plugins whose Skip no copy can undo for a template ``_copies_invisible`` accepts: they
-# skip on the pod's own fields (ports, node affinity, volumes, claims, its spread constraints and the default
-# ones, which come from Services and workloads, not pods), or on pods with affinity terms or volumes in use,
+# skip on the pod's own fields (ports, node affinity, volumes, claims, best-effort requests, its spread
+# constraints and the default ones, which come from Services and workloads, not pods), or on pods with affinity terms or volumes in use,
 # which copies of such a template never add
 STABLE_SKIPS = frozenset({"NodeAffinity", "NodePorts", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding",
-                          "VolumeZone", "PodTopologySpread", "InterPodAffinity", "DynamicResources"})
+                          "VolumeZone", "PodTopologySpread", "InterPodAffinity", "DynamicResources",
+                          "NodeResourcesBalancedAllocation"})
 # Reserve .. Bind plugins that, for such a template, keep nothing across cycles (no volumes, no claims)
 STATELESS_BINDING = frozenset({"VolumeBinding", "DynamicResources", "DefaultBinder"})
-FEW_ROWS = 16  # up to this many rows are scored node by node (score_nodes), more as arrays (batch_score)
+FEW_ROWS = 16  # up to this many rows are scored node by node (``score``), more as arrays (batch_score)
 
 
 def _copies_invisible(pod: Pod) -> bool:
@@ -1180,17 +1185,21 @@ class CopyScheduler(Scheduler):
         return True
 
     def _score_few(self, state: CycleState, pod: Pod, rows: list[int], cache: _TemplateCache, every: bool) -> bool:
-        """``_score_rows`` over a few rows, node by node (score_nodes)."""
+        """``_score_rows`` over a few rows, node by node (each plugin's ``score``)."""
         infos = self.state.node_infos
         nodes = [infos[i] for i in rows]
         base = [0] * len(rows)
         for p, weight in cache.plain + cache.normalized:
-            try:
-                values, st = p.score_nodes(state, pod, nodes)
-            except Exception:
-                return False
-            if (st is not None and st.code != Code.Success) or len(values) != len(rows):
-                return False
+            values = []
+            score = p.score
+            for ni in nodes:
+                try:
+                    v, st = score(state, pod, ni)
+                except Exception:
+                    return False
+                if st is not None and st.code != Code.Success:
+                    return False
+                values.append(v)
             name = p.name
             if not p.HAS_NORMALIZE:
                 if values and (max(values) > MAX_NODE_SCORE or min(values) < MIN_NODE_SCORE):
