@@ -889,6 +889,7 @@ class _TemplateCache:
         self.filled = False
         self.log_pos = 0  # change_log read up to here
         self.ok = np.zeros(n, dtype=bool)
+        self.rows: np.ndarray | None = None  # the feasible rows (ok's), until a verdict flips
         self.active: tuple[str, ...] = ()
         self.plain: list[tuple[ScorePlugin, int]] = []  # (plugin, weight) without NormalizeScore
         self.normalized: list[tuple[ScorePlugin, int]] = []  # (plugin, weight) with NormalizeScore
@@ -1010,6 +1011,7 @@ class CopyScheduler(Scheduler):
                 break
             mask = v.ok.copy() if mask is None else mask & v.ok
         cache.scored = False
+        cache.rows = None
         if mask is None:
             return self._judge(fwk, state, pod, cache, range(len(cache.ok)))
         cache.ok[:] = mask
@@ -1028,7 +1030,9 @@ class CopyScheduler(Scheduler):
                 cache.filled = False
                 return False
             fits = st is None or st.code == Code.Success
-            ok[i] = fits
+            if ok[i] != fits:
+                ok[i] = fits
+                cache.rows = None
             for rows_of in varying:
                 rows_of.discard(i)
             if fits:
@@ -1036,6 +1040,13 @@ class CopyScheduler(Scheduler):
             else:
                 pending.discard(i)
         return True
+
+    @staticmethod
+    def _feasible(cache: _TemplateCache) -> np.ndarray:
+        rows = cache.rows
+        if rows is None:
+            rows = cache.rows = np.flatnonzero(cache.ok)
+        return rows
 
     # ------------------------------------------------------------------ the cycle
     def _fast_cycle(self, fwk: Framework, pod: Pod, key: str) -> CycleTrace | None:
@@ -1076,7 +1087,7 @@ class CopyScheduler(Scheduler):
         start = self.next_start_node_index
         # the nodes the cycle's sequential filter would visit from the rotating start, the feasible ones
         # kept; as the cycle, it stops on the next feasible node after them, which the next cycle starts on
-        feasible_rows = np.flatnonzero(cache.ok)
+        feasible_rows = self._feasible(cache)
         if not len(feasible_rows):
             return None  # fits nowhere: the plain cycle says why (and runs PostFilter)
         split = int(np.searchsorted(feasible_rows, start))
@@ -1119,7 +1130,7 @@ class CopyScheduler(Scheduler):
             tied = window  # no Score plugin left: every node scores the same
         else:
             if not cache.scored:
-                if not self._score_rows(fwk, state, pod, np.flatnonzero(cache.ok), cache, True):
+                if not self._score_rows(fwk, state, pod, self._feasible(cache), cache, True):
                     return None
             elif cache.pending and not self._score_rows(fwk, state, pod, np.array(sorted(cache.pending)), cache):
                 return None
