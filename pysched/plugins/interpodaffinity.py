@@ -360,6 +360,8 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             getattr(args, "ignore_preferred_terms_of_existing_pods", False))
         self._cache = NodeValueCache()
         self._aggregates: OrderedDict[Hashable, _TopologyAggregate] = OrderedDict()
+        self._aff_nodes: dict[str, NodeInfo] = {}
+        self._held_of: object = None  # the ClusterState the two maps describe
         self._anti_nodes: dict[str, NodeInfo] = {}
         self._anti_version = -1
 
@@ -410,6 +412,9 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             namespace_labels=self._ns_labels(pod.namespace),
         )
         if self.handle is not None and self.handle.batched and nodes is self.handle.snapshot.node_infos:
+            if not s.required_affinity and not s.required_anti and not self._holders()[1]:
+                # no existing pod has required anti-affinity: upstream's counts are all empty (Skip)
+                return None, Status(Code.Skip)
             s.arrays = self._count_arrays(pod, s)
             s._existing = s._affinity = s._anti = None
             if not s.has_existing() and not s.required_affinity and not s.required_anti:
@@ -475,21 +480,27 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
                     anti_sums[t.topology_key] = sums if prev is None else prev + sums
         return CountArrays(topo, ex, aff_sums, anti_sums)
 
-    def _nodes_with_required_anti(self) -> list[NodeInfo]:
-        """The nodes holding pods with required anti-affinity, kept up to date from ``change_log``."""
+    def _holders(self) -> tuple[dict[str, NodeInfo], dict[str, NodeInfo]]:
+        """The nodes holding pods with affinity terms, and those holding pods with required anti-affinity
+        (upstream's HavePodsWithAffinityList / HavePodsWithRequiredAntiAffinityList), kept up to date
+        from ``change_log`` (batched path)."""
         cluster = self.handle.snapshot  # type: ignore[union-attr]
         log = cluster.change_log
-        if self._anti_version < 0:
+        if self._anti_version < 0 or self._held_of is not cluster or self._anti_version > len(log):
+            self._held_of = cluster
+            self._aff_nodes = {ni.name: ni for ni in cluster.node_infos if ni.pods_with_affinity}
             self._anti_nodes = {ni.name: ni for ni in cluster.node_infos if ni.pods_with_required_anti_affinity}
         elif self._anti_version < len(log):
             for name in set(log[self._anti_version:]):
                 ni = cluster.by_name.get(name)
-                if ni is not None and ni.pods_with_required_anti_affinity:
-                    self._anti_nodes[name] = ni
-                else:
-                    self._anti_nodes.pop(name, None)
+                for held, has in ((self._aff_nodes, ni is not None and ni.pods_with_affinity),
+                                  (self._anti_nodes, ni is not None and ni.pods_with_required_anti_affinity)):
+                    if has:
+                        held[name] = ni  # type: ignore[assignment]
+                    else:
+                        held.pop(name, None)
         self._anti_version = len(log)
-        return list(self._anti_nodes.values())
+        return self._aff_nodes, self._anti_nodes
 
     def _existing_anti_affinity_counts(self, pod: Pod, ns_labels: dict[str, str],
                                        nodes: list[NodeInfo]) -> dict[TopologyPair, int]:
@@ -788,6 +799,9 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             return entries(lookup(existing_table, ni, compute_existing), labels)
 
         if self.handle is not None and self.handle.batched:
+            if not has_constraints and not self._holders()[0]:
+                # no node holds a pod with affinity terms: nothing contributes (upstream: Skip)
+                return Status(Code.Skip)
             # Two maps kept across cycles: the incoming pod's terms against the nodes' pods (shared by the
             # pods with the same terms) and the nodes' pods' terms against the incoming pod (shared by the
             # pods with the same labels and namespace); their sum is the upstream map.
