@@ -11,7 +11,9 @@ results on both paths (``SimulationOptions(batched=False)`` never calls them).
     when ``filter`` would return Success for that node, and ``BatchVerdict.statuses(rows)`` gives, for
     rejected rows, Status values byte-identical to what ``filter`` returns (code and reasons; the
     framework sets ``plugin``). Rejected statuses may be shared objects (one per distinct reason set):
-    callers must not mutate them beyond setting ``plugin`` to this plugin's name. Return None to have no
+    callers must not mutate them beyond setting ``plugin`` to this plugin's name. ``statuses`` may be
+    asked later in the cycle (when something reads the rejected nodes' statuses): it must describe the
+    nodes as they were when the verdict was made (arrays of that moment, or the node objects). Return None to have no
     opinion for this pod (the plugin then runs per node on the rows the others let through); never
     return a verdict when ``filter`` could return an Error for some node.
 

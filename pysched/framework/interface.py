@@ -8,7 +8,7 @@ In-tree and out-of-tree plugins use exactly this API.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
@@ -159,13 +159,39 @@ class PostFilterResult:
 
 
 class NodeToStatus:
-    """Upstream ``NodeToStatus``: explicit per-node statuses plus one status for every absent node."""
+    """Upstream ``NodeToStatus``: explicit per-node statuses plus one status for every absent node.
 
-    __slots__ = ("absent", "statuses")
+    The batched Filter may ``defer`` the statuses of the nodes it rejected: they count in ``len`` at once
+    and are filled in when ``statuses`` is first read (a pod that gets a node usually never reads them)."""
+
+    __slots__ = ("_deferred", "_deferred_len", "_statuses", "absent")
 
     def __init__(self, statuses: dict[str, Status] | None = None, absent: Status | None = None) -> None:
-        self.statuses = statuses if statuses is not None else {}
+        self._statuses = statuses if statuses is not None else {}
         self.absent = absent if absent is not None else Status.unresolvable()
+        self._deferred: Callable[[dict[str, Status]], None] | None = None
+        self._deferred_len = 0
+
+    @property
+    def statuses(self) -> dict[str, Status]:
+        if self._deferred is not None:
+            fill, self._deferred, self._deferred_len = self._deferred, None, 0
+            fill(self._statuses)
+        return self._statuses
+
+    @statuses.setter
+    def statuses(self, value: dict[str, Status]) -> None:
+        self._deferred, self._deferred_len = None, 0
+        self._statuses = value
+
+    def defer(self, count: int, fill: Callable[[dict[str, Status]], None]) -> None:
+        """``fill`` adds the statuses of ``count`` nodes not in the map yet, when they are first read.
+        Only onto an empty map (else at once), so that ``len`` and the map's order are what eager
+        filling gives."""
+        if self._deferred is not None or self._statuses:
+            fill(self.statuses)
+            return
+        self._deferred, self._deferred_len = fill, count
 
     def get(self, node: str) -> Status:
         return self.statuses.get(node, self.absent)
@@ -174,7 +200,7 @@ class NodeToStatus:
         self.statuses[node] = status
 
     def __len__(self) -> int:
-        return len(self.statuses)
+        return len(self._statuses) + self._deferred_len
 
     def nodes_for_code(self, nodes: list[NodeInfo], code: Any) -> list[NodeInfo]:
         """Nodes whose status (explicit, else absent) has ``code``, in the given order."""

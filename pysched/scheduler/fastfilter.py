@@ -120,8 +120,11 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
         rows = order[hits]
         rejected = window[~window_passed]
         if len(rejected):
-            _, sts = _first_rejections(verdicts, rejected)
-            statuses.statuses.update(zip(cols.names_arr[rejected].tolist(), sts, strict=True))
+            def fill(into: dict[str, Status]) -> None:  # the verdicts' arrays are this cycle's own
+                _, sts = _first_rejections(verdicts, rejected)
+                into.update(zip(cols.names_arr[rejected].tolist(), sts, strict=True))
+
+            statuses.defer(len(rejected), fill)
         feasible: list[NodeInfo] = cols.infos_arr[rows].tolist()
         state.write(ROWS_KEY, (feasible, rows, cols))
         return feasible

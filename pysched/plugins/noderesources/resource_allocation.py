@@ -189,6 +189,34 @@ class ResourceAllocationScorer:
     # The same steps as arrays over the node columns (int64 for the integer steps, float64 where the
     # scalar code uses Python floats): identical results, one pass per resource instead of per node.
     def _least_allocated_columns(self, cols: NodeColumns, rows: np.ndarray, plan: list) -> np.ndarray:
+        weight_sum = sum(self.weights[i] for i, _, _, _ in plan)
+        if weight_sum <= 0:
+            return self._least_allocated_general(cols, rows, plan)
+        parts = []
+        for i, kind, _, pr in plan:
+            a = (cols.alloc_cpu if kind == 0 else cols.alloc_mem)[rows]
+            if len(a) and a.min() <= 0:
+                return self._least_allocated_general(cols, rows, plan)
+            free = a - (cols.nz_cpu if kind == 0 else cols.nz_mem)[rows]
+            free -= pr
+            np.maximum(free, 0, out=free)  # requested > allocatable scores 0
+            free *= MAX_NODE_SCORE
+            free //= a  # non-negative operands: floor division is Go's
+            w = self.weights[i]
+            if w != 1:
+                free *= w
+            parts.append(free)
+        if not parts:
+            return np.zeros(len(rows), dtype=np.int64)
+        total = parts[0]
+        for part in parts[1:]:
+            total += part
+        if weight_sum != 1:
+            total //= weight_sum  # total >= 0, weight_sum > 0
+        return total
+
+    def _least_allocated_general(self, cols: NodeColumns, rows: np.ndarray, plan: list) -> np.ndarray:
+        """The same with nodes whose allocatable is 0 (such a resource takes no part in their score)."""
         total = np.zeros(len(rows), dtype=np.int64)
         weight_sum = np.zeros(len(rows), dtype=np.int64)
         for i, kind, _, pr in plan:
@@ -205,6 +233,26 @@ class ResourceAllocationScorer:
         return np.where(weight_sum > 0, quotient, 0)
 
     def _balanced_columns(self, cols: NodeColumns, rows: np.ndarray, plan: list) -> np.ndarray:
+        fractions = []
+        for _, kind, _, pr in plan:
+            a = (cols.alloc_cpu if kind == 0 else cols.alloc_mem)[rows]
+            if len(a) and a.min() <= 0:
+                return self._balanced_general(cols, rows, plan)
+            r = (cols.req_cpu if kind == 0 else cols.req_mem)[rows]
+            r += pr
+            f = np.true_divide(r, a)  # each operand as float64, as float(r) / float(a)
+            np.minimum(f, 1.0, out=f)
+            fractions.append(f)
+        f0, f1 = fractions
+        f0 -= f1
+        f0 /= 2
+        np.abs(f0, out=f0)
+        np.subtract(1, f0, out=f0)
+        f0 *= float(MAX_NODE_SCORE)
+        return f0.astype(np.int64)
+
+    def _balanced_general(self, cols: NodeColumns, rows: np.ndarray, plan: list) -> np.ndarray:
+        """The same with nodes whose allocatable is 0 (such a resource takes no part in their score)."""
         fractions = []
         for _, kind, _, pr in plan:
             a = (cols.alloc_cpu if kind == 0 else cols.alloc_mem)[rows]
