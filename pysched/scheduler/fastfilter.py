@@ -106,28 +106,33 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
             mask = v.ok.copy() if mask is None else mask & v.ok
     if mask is None:
         return None  # no plugin has a verdict: the per-node loop is as fast
-    order = np.arange(start, start + n, dtype=np.int64)
-    order[n - start:] -= n
-    passed = mask[order]
     if not rest:
+        # the window in rotated order (position p is row (start + p) % n)
+        passed = np.concatenate((mask[start:], mask[:start])) if start else mask
         hits = np.flatnonzero(passed)
         if len(hits) > to_find:  # as the cycle: the window ends before the next feasible node after the count
-            window = order[:hits[to_find]]
-            window_passed = passed[:hits[to_find]]
+            end = int(hits[to_find])
             hits = hits[:to_find]
         else:
-            window, window_passed = order, passed
-        rows = order[hits]
-        rejected = window[~window_passed]
-        if len(rejected):
+            end = n
+        rows = hits + start if start else hits
+        if start:
+            rows[rows >= n] -= n
+        n_rejected = end - len(hits)
+        if n_rejected:
             def fill(into: dict[str, Status]) -> None:  # the verdicts' arrays are this cycle's own
+                rejected = np.flatnonzero(~passed[:end]) + start
+                rejected[rejected >= n] -= n
                 _, sts = _first_rejections(verdicts, rejected)
                 into.update(zip(cols.names_arr[rejected].tolist(), sts, strict=True))
 
-            statuses.defer(len(rejected), fill)
+            statuses.defer(n_rejected, fill)
         feasible: list[NodeInfo] = cols.infos_arr[rows].tolist()
         state.write(ROWS_KEY, (feasible, rows, cols))
         return feasible
+    order = np.arange(start, start + n, dtype=np.int64)
+    order[n - start:] -= n
+    passed = mask[order]
     # Some plugins judge per node: walk the window in order, as the per-node loop does. The verdicts'
     # statuses are fetched afterwards, for the rejected rows of the window only.
     rejected_rows = order[~passed]
