@@ -84,19 +84,24 @@ class ImageLocality(ScorePlugin):
         return self._scores(nodes, names, count, total), None
 
     def batch_score(self, state: CycleState, pod: Pod, cols: NodeColumns, rows: np.ndarray) -> np.ndarray | None:
-        """Node images never change during a simulation: one column per image name (its scaled score on
-        every node, 0 where absent), summed over the pod's containers and clamped as arrays."""
+        """Node images never change during a simulation: the score of every node for a list of image
+        names is one column (per image name its scaled score, summed over the pod's containers and
+        clamped as arrays), built the first time a pod with that list is scored, then looked up."""
         total = self.handle.snapshot.num_nodes() if self.handle is not None else 1
-        names = [normalized_image_name(c.image) for c in pod.init_containers + pod.containers]
+        names = tuple(normalized_image_name(c.image) for c in pod.init_containers + pod.containers)
         if total == 0 or not names:
             return None
-        s = np.zeros(len(rows), dtype=np.int64)
-        for name in names:  # a name listed twice counts twice, as in the per-node sum
-            s += _image_column(cols, name, total)[rows]
-        max_threshold = MAX_CONTAINER_THRESHOLD * len(names)
-        s = np.where(s < MIN_THRESHOLD, MIN_THRESHOLD, np.where(s > max_threshold, max_threshold, s))
-        # both operands are non-negative here, so floor division is Go's truncating one
-        return MAX_NODE_SCORE * (s - MIN_THRESHOLD) // (max_threshold - MIN_THRESHOLD)
+        key = (NAME, "priority", names, total)
+        col = cols.masks.get(key)
+        if col is None:
+            s = np.zeros(cols.n, dtype=np.int64)
+            for name in names:  # a name listed twice counts twice, as in the per-node sum
+                s += _image_column(cols, name, total)
+            max_threshold = MAX_CONTAINER_THRESHOLD * len(names)
+            np.clip(s, MIN_THRESHOLD, max_threshold, out=s)
+            # both operands are non-negative here, so floor division is Go's truncating one
+            col = cols.masks[key] = MAX_NODE_SCORE * (s - MIN_THRESHOLD) // (max_threshold - MIN_THRESHOLD)
+        return col[rows]
 
     @staticmethod
     def _scores(nodes: list[NodeInfo], names: list[str], count: int, total: int) -> list[int]:
