@@ -24,7 +24,7 @@ from pysched.framework.status import Code, Status
 from pysched.model.objects import Pod
 from pysched.plugins.dynamicresources import TRACE_KEY as DRA_ALLOCATION_KEY
 from pysched.plugins.volumebinding import TRACE_KEY as VOLUME_BINDING_KEY
-from pysched.scheduler.fastfilter import find_feasible
+from pysched.scheduler.fastfilter import filter_matrix, find_feasible
 from pysched.scheduler.trace import CycleTrace, Outcome
 from pysched.snapshot.cluster import ClusterState
 from pysched.snapshot.columns import feasible_rows
@@ -184,8 +184,7 @@ class Scheduler:
                 feasible, err = self._find_nodes_that_pass_filters(fwk, state, pod, statuses, nodes)
                 if trace_this:  # every plugin's verdict on exactly the nodes the pass examined
                     examined = {ni.name for ni in feasible} | set(statuses.statuses)
-                    tr.filter_all = {ni.name: fwk.run_filter_each(state, pod, ni) for ni in nodes
-                                     if ni.name in examined}
+                    tr.filter_all = filter_matrix(fwk, self.state, state, pod, nodes, examined)
                 processed = len(feasible) + len(statuses)
                 self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)
                 if err is not None:

@@ -173,3 +173,47 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
     statuses.statuses.update(found)  # type: ignore[arg-type]
     state.write(ROWS_KEY, (feasible, np.array(kept, dtype=np.int64), cols))
     return feasible
+
+
+def filter_matrix(fwk: Framework, cluster: ClusterState, state: CycleState, pod: Pod, nodes: list[NodeInfo],
+                  examined: set[str]) -> dict[str, dict[str, Status]]:
+    """``Framework.run_filter_each`` on every examined node (the traced ``filter_all``), in ``nodes``
+    order: a plugin with a verdict gives its statuses from it (copies), the others run per node. The
+    Success and Skip entries are shared objects (read only)."""
+    if not (fwk.handle.batched and nodes is cluster.node_infos and len(nodes) >= MIN_NODES):
+        return {ni.name: fwk.run_filter_each(state, pod, ni) for ni in nodes if ni.name in examined}
+    cols = columns_for(cluster)
+    rows = np.array([i for i, ni in enumerate(nodes) if ni.name in examined], dtype=np.int64)
+    names: list[str] = cols.names_arr[rows].tolist()
+    infos: list[NodeInfo] = cols.infos_arr[rows].tolist()
+    success, skipped = Status(), Status(Code.Skip)
+    skip = state.skip_filter_plugins
+    plugin_names: list[str] = []
+    columns: list[list[Status]] = []
+    for p in fwk.filter:
+        plugin_names.append(p.name)
+        if p.name in skip:
+            columns.append([skipped] * len(rows))
+            continue
+        v = _verdict(p, state, pod, cols)
+        if v is None:
+            col = []
+            for ni in infos:
+                try:
+                    st = p.filter(state, pod, ni)
+                except Exception as exc:
+                    st = plugin_fault(p.name, "Filter", pod, exc, ni.name)
+                col.append(st if st is not None else Status())
+            columns.append(col)
+            continue
+        ok = v.ok[rows]
+        col = [success] * len(rows)
+        bad = np.flatnonzero(~ok)
+        if len(bad):
+            for k, st in zip(bad.tolist(), v.statuses(rows[bad]), strict=True):
+                col[k] = Status(st.code, *st.reasons, error=st.error)
+        columns.append(col)
+    if not columns:
+        return {name: {} for name in names}
+    return {name: dict(zip(plugin_names, verdicts, strict=True))
+            for name, verdicts in zip(names, zip(*columns, strict=True), strict=True)}

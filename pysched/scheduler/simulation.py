@@ -21,6 +21,7 @@ from pysched.framework.registry import Registry
 from pysched.framework.runtime import Framework
 from pysched.model.objects import Pod
 from pysched.model.timeutil import parse_time
+from pysched.plugins.queuesort import sort_key_of
 from pysched.scheduler.cycle import CycleOptions, Scheduler, WaitingPods
 from pysched.scheduler.trace import CycleTrace, Outcome
 from pysched.snapshot.cluster import Cluster, ClusterState
@@ -139,7 +140,10 @@ class Simulation:
         first = self.frameworks[self.config.profiles[0].scheduler_name]
         sort_plugin = first.queue_sort[0] if first.queue_sort else None
         infos = [QueuedPodInfo(p, parse_time(p.meta.creation) or 0.0) for p in pending]
-        if sort_plugin is not None:
+        key_of = sort_key_of(sort_plugin)
+        if key_of is not None:  # the same order as ``less`` then the input order, without a comparator
+            infos.sort(key=lambda i: (*key_of(i), i.pod.index))
+        elif sort_plugin is not None:
             def cmp(a: QueuedPodInfo, b: QueuedPodInfo) -> int:
                 if sort_plugin.less(a, b):
                     return -1
