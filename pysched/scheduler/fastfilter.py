@@ -29,7 +29,9 @@ MIN_NODES = 64  # below this the per-node loop is as fast
 _REJECTED = (Code.Unschedulable, Code.UnschedulableAndUnresolvable)
 
 
-def _verdict(p: object, state: CycleState, pod: Pod, cols: NodeColumns) -> BatchVerdict | None:
+def batch_verdict(p: object, state: CycleState, pod: Pod, cols: NodeColumns) -> BatchVerdict | None:
+    """The plugin's ``batch_filter`` verdict, None when it has none (or raised: the per-node path reports
+    that)."""
     fn = getattr(p, "batch_filter", None)
     if fn is None:
         return None
@@ -98,7 +100,7 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
     for at, p in enumerate(fwk.filter):
         if p.name in skip:
             continue
-        v = _verdict(p, state, pod, cols)
+        v = batch_verdict(p, state, pod, cols)
         if v is None:
             rest.append((at, p))
         else:
@@ -195,7 +197,7 @@ def filter_matrix(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
         if p.name in skip:
             columns.append([skipped] * len(rows))
             continue
-        v = _verdict(p, state, pod, cols)
+        v = batch_verdict(p, state, pod, cols)
         if v is None:
             col = []
             for ni in infos:

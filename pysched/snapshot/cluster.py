@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -114,6 +115,17 @@ class ClusterState:
     object), so one ``Cluster`` can be simulated many times."""
 
     def __init__(self, cluster: Cluster) -> None:
+        # thousands of long-lived objects and no cyclic garbage: the collector would only walk them again
+        paused = gc.isenabled()
+        if paused:
+            gc.disable()
+        try:
+            self._build(cluster)
+        finally:
+            if paused:
+                gc.enable()
+
+    def _build(self, cluster: Cluster) -> None:
         self.cluster = cluster
         images = _image_states(cluster.nodes)
         ordered = node_tree_order(cluster.nodes)
@@ -368,14 +380,22 @@ class StorageState:
 def _image_states(nodes: list[Node]) -> dict[str, dict[str, ImageState]]:
     """Per node: image name -> (size recorded by the first node reporting it, number of nodes)."""
     first_size: dict[str, int] = {}
-    holders: dict[str, set[str]] = {}
+    count: dict[str, int] = {}
+    per_node: list[dict[str, int]] = []
     for n in nodes:
+        names: dict[str, int] = {}  # the node's names, each once, in order
         for im in n.images:
+            size = im.size
             for name in im.names:
-                first_size.setdefault(name, im.size)
-                holders.setdefault(name, set()).add(n.name)
-    shared = {name: ImageState(first_size[name], len(h)) for name, h in holders.items()}
-    out: dict[str, dict[str, ImageState]] = {}
-    for n in nodes:
-        out[n.name] = {name: shared[name] for im in n.images for name in im.names}
-    return out
+                if name not in names:
+                    names[name] = size
+        for name, size in names.items():
+            c = count.get(name)
+            if c is None:
+                count[name] = 1
+                first_size[name] = size
+            else:
+                count[name] = c + 1
+        per_node.append(names)
+    shared = {name: ImageState(first_size[name], c) for name, c in count.items()}
+    return {n.name: {name: shared[name] for name in names} for n, names in zip(nodes, per_node, strict=True)}

@@ -10,12 +10,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
+
 from pysched.framework.cycle_state import CycleState
 from pysched.framework.runtime import Framework, plugin_fault
 from pysched.framework.status import Code, Status
 from pysched.framework.whatif import Change
 from pysched.model.objects import Node, Pod
+from pysched.scheduler.fastfilter import MIN_NODES, batch_verdict
 from pysched.snapshot.cluster import ClusterState
+from pysched.snapshot.columns import columns_for
 from pysched.snapshot.nodeinfo import NodeInfo
 
 REJECTED = (Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Pending, Code.Error)
@@ -60,6 +64,37 @@ def not_passing(fwk: Framework, state: CycleState, pod: Pod, ni: NodeInfo) -> di
     out = _not_passing(fwk, st_nom, pod, ni_nom)
     if added and not out:
         out = _not_passing(fwk, state, pod, ni)
+    return out
+
+
+def not_passing_all(fwk: Framework, cs: ClusterState, state: CycleState, pod: Pod,
+                    nodes: list[NodeInfo]) -> dict[str, dict[str, Status]]:
+    """``not_passing`` of every node in ``nodes`` (in that order). On the batched path, with no pod
+    nominated anywhere, a plugin with a verdict (``batch_filter``) gives the statuses of the nodes it
+    rejects from it (copies); the others run per node."""
+    if cs.nominated or not fwk.handle.batched or nodes is not cs.node_infos or len(nodes) < MIN_NODES:
+        return {ni.name: not_passing(fwk, state, pod, ni) for ni in nodes}
+    cols = columns_for(cs)
+    out: dict[str, dict[str, Status]] = {ni.name: {} for ni in nodes}
+    per_row = list(out.values())
+    skip = state.skip_filter_plugins
+    for p in fwk.filter:
+        if p.name in skip:
+            continue
+        v = batch_verdict(p, state, pod, cols)
+        if v is None:
+            for ni, failed in zip(nodes, per_row, strict=True):
+                try:
+                    st = p.filter(state, pod, ni)
+                except Exception as exc:
+                    st = plugin_fault(p.name, "Filter", pod, exc, ni.name)
+                if st is not None and st.code not in (Code.Success, Code.Skip):
+                    failed[p.name] = st
+            continue
+        bad = np.flatnonzero(~v.ok)
+        if len(bad):
+            for row, st in zip(bad.tolist(), v.statuses(bad), strict=True):
+                per_row[row][p.name] = Status(st.code, *st.reasons, error=st.error)
     return out
 
 

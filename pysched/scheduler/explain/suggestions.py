@@ -19,7 +19,7 @@ from pysched.framework.runtime import Framework
 from pysched.framework.status import Code, Status
 from pysched.framework.whatif import OTHER, Change, WhatIfPlugin
 from pysched.model.objects import Pod
-from pysched.scheduler.explain.checks import Checker, failing, not_passing, passes, plugin_reason, reason
+from pysched.scheduler.explain.checks import Checker, failing, not_passing_all, passes, plugin_reason, reason
 from pysched.snapshot.cluster import ClusterState
 from pysched.snapshot.nodeinfo import NodeInfo
 
@@ -69,7 +69,7 @@ def compute_whatif(fwk: Framework, cs: ClusterState, pod: Pod, limit: int = NEAR
         nodes = [ni for ni in nodes if ni.name in allowed]
         out.prefilter_narrowed_by = sorted(returned)
     out.candidates = len(nodes)
-    verdicts = {ni.name: not_passing(fwk, state, pod, ni) for ni in nodes}
+    verdicts = not_passing_all(fwk, cs, state, pod, nodes)
     rejected = {n: failing(v) for n, v in verdicts.items()}
     out.feasible_now = sorted(n for n, f in rejected.items() if not f)
     ranked = sorted((n for n, f in rejected.items() if f), key=lambda n: (len(rejected[n]), n))[:limit]
