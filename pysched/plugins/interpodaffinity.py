@@ -361,7 +361,7 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         self._cache = NodeValueCache()
         self._aggregates: OrderedDict[Hashable, _TopologyAggregate] = OrderedDict()
         self._aff_nodes: dict[str, NodeInfo] = {}
-        self._held_of: object = None  # the ClusterState the two maps describe
+        self._held_of: Any = None  # the ClusterState the two maps describe
         self._anti_nodes: dict[str, NodeInfo] = {}
         self._anti_version = -1
 
@@ -493,12 +493,12 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         elif self._anti_version < len(log):
             for name in set(log[self._anti_version:]):
                 ni = cluster.by_name.get(name)
-                for held, has in ((self._aff_nodes, ni is not None and ni.pods_with_affinity),
-                                  (self._anti_nodes, ni is not None and ni.pods_with_required_anti_affinity)):
-                    if has:
-                        held[name] = ni  # type: ignore[assignment]
-                    else:
-                        held.pop(name, None)
+                self._aff_nodes.pop(name, None)
+                self._anti_nodes.pop(name, None)
+                if ni is not None and ni.pods_with_affinity:
+                    self._aff_nodes[name] = ni
+                if ni is not None and ni.pods_with_required_anti_affinity:
+                    self._anti_nodes[name] = ni
         self._anti_version = len(log)
         return self._aff_nodes, self._anti_nodes
 
