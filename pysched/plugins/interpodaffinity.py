@@ -405,16 +405,19 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         if pod.affinity.parse_error:
             return None, Status.unresolvable(f"parsing pod: {parse_error_message(pod.affinity.parse_error)}")
+        batched = self.handle is not None and self.handle.batched and nodes is self.handle.snapshot.node_infos
+        if batched and not pod.affinity.required_affinity and not pod.affinity.required_anti \
+                and not self._holders()[1]:
+            # no term of the pod's and no existing pod with required anti-affinity: upstream's counts are
+            # all empty (Skip)
+            return None, Status(Code.Skip)
         s = PreFilterState(
             required_affinity=self.resolve_terms(pod.affinity.required_affinity),
             required_anti=self.resolve_terms(pod.affinity.required_anti),
             pod=pod,
             namespace_labels=self._ns_labels(pod.namespace),
         )
-        if self.handle is not None and self.handle.batched and nodes is self.handle.snapshot.node_infos:
-            if not s.required_affinity and not s.required_anti and not self._holders()[1]:
-                # no existing pod has required anti-affinity: upstream's counts are all empty (Skip)
-                return None, Status(Code.Skip)
+        if batched:
             s.arrays = self._count_arrays(pod, s)
             s._existing = s._affinity = s._anti = None
             if not s.has_existing() and not s.required_affinity and not s.required_anti:
@@ -711,6 +714,9 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         all_nodes = self.handle.snapshot.node_infos if self.handle is not None else nodes
         if aff.parse_error:
             return Status.as_error(f"failed to parse pod: {parse_error_message(aff.parse_error)}")
+        if not has_constraints and self.handle is not None and self.handle.batched and not self._holders()[0]:
+            # no node holds a pod with affinity terms: nothing contributes (upstream: Skip)
+            return Status(Code.Skip)
         pref = self.resolve_terms(aff.preferred_affinity)
         pref_anti = self.resolve_terms(aff.preferred_anti)
         ns_labels = self._ns_labels(pod.namespace)
@@ -799,9 +805,6 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             return entries(lookup(existing_table, ni, compute_existing), labels)
 
         if self.handle is not None and self.handle.batched:
-            if not has_constraints and not self._holders()[0]:
-                # no node holds a pod with affinity terms: nothing contributes (upstream: Skip)
-                return Status(Code.Skip)
             # Two maps kept across cycles: the incoming pod's terms against the nodes' pods (shared by the
             # pods with the same terms) and the nodes' pods' terms against the incoming pod (shared by the
             # pods with the same labels and namespace); their sum is the upstream map.

@@ -111,7 +111,7 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
     if not rest:
         # the window in rotated order (position p is row (start + p) % n)
         passed = np.concatenate((mask[start:], mask[:start])) if start else mask
-        hits = np.flatnonzero(passed)
+        hits = passed.nonzero()[0]  # 1-D: flatnonzero without its ravel
         if len(hits) > to_find:  # as the cycle: the window ends before the next feasible node after the count
             end = int(hits[to_find])
             hits = hits[:to_find]

@@ -73,6 +73,9 @@ def allocatable_and_requested(node: NodeInfo, resource: str, pod_request: int,
     return 0, 0
 
 
+_KIND = {CPU: 0, MEMORY: 1, EPHEMERAL: 2}  # other resources: 3
+
+
 class ResourceAllocationScorer:
     """Upstream ``resourceAllocationScorer``: gathers the per-resource vectors and applies a scorer."""
 
@@ -111,8 +114,7 @@ class ResourceAllocationScorer:
             pr = pod_requests[i]
             if pr == 0 and is_scalar(name):
                 continue
-            kind = {CPU: 0, MEMORY: 1, EPHEMERAL: 2}.get(name, 3)
-            plan.append((i, kind, name, pr))
+            plan.append((i, _KIND.get(name, 3), name, pr))
         return plan
 
     def score_rows(self, cols: NodeColumns, rows: np.ndarray, pod_requests: Sequence[int]) -> np.ndarray | None:
