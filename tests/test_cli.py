@@ -349,3 +349,21 @@ def _demo_inputs():
 
     registry = in_tree_registry()
     return load_snapshot([DEMO]), load_config(None, registry), registry
+
+
+def test_console_exit_runs_exit_handlers(tmp_path: Path) -> None:
+    """The console entry point leaves without the interpreter's teardown, but still runs the exit handlers
+    (the kubernetes client deletes its temporary certificate and key files in one)."""
+    import subprocess
+    import sys
+
+    marker = tmp_path / "ran"
+    code = ("import atexit, sys, pathlib\n"
+            "from pysched.cli.main import main\n"
+            f"atexit.register(lambda: pathlib.Path({str(marker)!r}).write_text('x'))\n"
+            "sys.argv = ['pysched', 'plugins']\n"
+            "main()\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "NodeResourcesFit" in done.stdout
+    assert marker.read_text() == "x"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import os
 import sys
 from typing import Annotated
@@ -55,8 +56,10 @@ def main() -> None:
 def _leave(code: int) -> None:
     """Exit without tearing the interpreter down: freeing a loaded cluster's millions of objects one by
     one costs a few tenths of a second of CPU and changes nothing (every output is written and closed
-    by then). The standard streams are flushed first; when that fails (a closed pipe), the normal exit
-    reports it as before."""
+    by then). Exit handlers still run: the kubernetes client removes the temporary files it wrote a
+    kubeconfig's certificate and key data to in one. The standard streams are flushed first; when that
+    fails (a closed pipe), the normal exit reports it as before."""
+    atexit._run_exitfuncs()
     try:
         sys.stdout.flush()
         sys.stderr.flush()
