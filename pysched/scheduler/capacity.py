@@ -20,7 +20,6 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -32,7 +31,7 @@ from pysched.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, ScorePlu
 from pysched.framework.registry import Registry
 from pysched.framework.runtime import Framework
 from pysched.framework.status import Code
-from pysched.model.objects import FieldError, Node, Pod, parse_node, parse_pod, validate_pod
+from pysched.model.objects import FieldError, Node, ObjectMeta, Pod, parse_node, parse_pod, validate_pod
 from pysched.model.timeutil import parse_time
 from pysched.scheduler.cycle import Scheduler, num_feasible_nodes_to_find
 from pysched.scheduler.simulation import Simulation, SimulationOptions, SimulationResult
@@ -239,16 +238,6 @@ def _copy_raw(t: Template, name: str, uid: str, now: str, spec: dict) -> dict:
     return {"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": spec}
 
 
-def _clone(obj: Any) -> Any:
-    """A shallow copy of a slotted dataclass instance (``copy.copy`` goes through ``__reduce_ex__``)."""
-    cls = type(obj)
-    out = object.__new__(cls)
-    slots = cls.__slots__
-    for name, value in zip(slots, attrgetter(*slots)(obj), strict=True):
-        setattr(out, name, value)
-    return out
-
-
 class CopyMaker:
     """Makes copy i of a template: parsed once, then each copy is a shallow clone with its own identity
     (the spec's parsed parts are shared and never mutated)."""
@@ -273,6 +262,16 @@ class CopyMaker:
             self.proto = parse_pod(proto_raw, 0)
         except FieldError as e:
             raise InputError(e.message, file=t.source, obj=f"Pod {t.namespace}/{t.name}", field=e.path) from None
+        # a copy is the prototype's fields (the spec's parsed parts shared, never mutated) with its own
+        # identity: the field values in declaration order, name/uid/raw/index/key replaced per copy
+        proto = self.proto
+        proto.node_name = proto.nominated_node_name = ""
+        self._meta_values = [getattr(proto.meta, f.name) for f in dataclasses.fields(ObjectMeta)]
+        names = [f.name for f in dataclasses.fields(Pod)]
+        self._pod_values = [getattr(proto, n) for n in names]
+        self._index_at = names.index("index")
+        assert names[:2] == ["meta", "raw"] and names[-1] == "key"
+        assert [f.name for f in dataclasses.fields(ObjectMeta)][:3] == ["name", "namespace", "uid"]
 
     @property
     def key(self) -> str:
@@ -285,17 +284,14 @@ class CopyMaker:
     def make(self, i: int, index: int = 0) -> Pod:
         name = self.copy_name(i)
         uid = object_uid("Pod", self.namespace, name)
-        raw = _copy_raw(self.template, name, uid, self.now, self.spec)
-        pod = _clone(self.proto)
-        meta = pod.meta = _clone(self.proto.meta)
-        meta.name = name
-        meta.uid = uid
-        pod.raw = raw
-        pod.node_name = ""
-        pod.nominated_node_name = ""
-        pod.index = index
-        pod.key = f"{self.namespace}/{name}"
-        return pod
+        meta = self._meta_values
+        meta[0], meta[2] = name, uid
+        pod = self._pod_values
+        pod[0] = ObjectMeta(*meta)
+        pod[1] = _copy_raw(self.template, name, uid, self.now, self.spec)
+        pod[-1] = f"{self.namespace}/{name}"
+        pod[self._index_at] = index
+        return Pod(*pod)
 
 
 # ------------------------------------------------------------------------------------------ results
@@ -890,6 +886,7 @@ class _TemplateCache:
         self.log_pos = 0  # change_log read up to here
         self.ok = np.zeros(n, dtype=bool)
         self.rows: np.ndarray | None = None  # the feasible rows (ok's), until a verdict flips
+        self.to_find = 0  # numFeasibleNodesToFind of the profile (0: not yet known)
         self.active: tuple[str, ...] = ()
         self.plain: list[tuple[ScorePlugin, int]] = []  # (plugin, weight) without NormalizeScore
         self.normalized: list[tuple[ScorePlugin, int]] = []  # (plugin, weight) with NormalizeScore
@@ -983,12 +980,12 @@ class CopyScheduler(Scheduler):
             cache.disabled = True
             return False
         names = tuple(p.name for p in active)
-        if names != cache.active or not cache.raw:
+        if names != cache.active or not (cache.plain or cache.normalized):
             cache.active = names
             weights = fwk.score_weights
             cache.plain = [(p, weights.get(p.name, 1)) for p in active if not p.HAS_NORMALIZE]
             cache.normalized = [(p, weights.get(p.name, 1)) for p in active if p.HAS_NORMALIZE]
-            cache.raw = {p.name: np.zeros(len(cache.ok), dtype=np.int64) for p in active}
+            cache.raw = {p.name: np.zeros(len(cache.ok), dtype=np.int64) for p in active if p.HAS_NORMALIZE}
             cache.scored = False
         cache.prescored = True
         return True
@@ -1076,21 +1073,24 @@ class CopyScheduler(Scheduler):
             if not self._judge(fwk, state, pod, cache, sorted(changed)):
                 return None
         n = len(cache.ok)
-        percentage = fwk.percentage_of_nodes_to_score()
-        if percentage is None:
-            percentage = self.options.global_percentage
-        to_find = num_feasible_nodes_to_find(percentage, n)
-        if not fwk.has_scoring():
-            to_find = 1
-        if self.options.evaluate_all_nodes:
-            to_find = n
+        to_find = cache.to_find
+        if not to_find:
+            percentage = fwk.percentage_of_nodes_to_score()
+            if percentage is None:
+                percentage = self.options.global_percentage
+            to_find = num_feasible_nodes_to_find(percentage, n)
+            if not fwk.has_scoring():
+                to_find = 1
+            if self.options.evaluate_all_nodes:
+                to_find = n
+            cache.to_find = to_find
         start = self.next_start_node_index
         # the nodes the cycle's sequential filter would visit from the rotating start, the feasible ones
         # kept; as the cycle, it stops on the next feasible node after them, which the next cycle starts on
         feasible_rows = self._feasible(cache)
         if not len(feasible_rows):
             return None  # fits nowhere: the plain cycle says why (and runs PostFilter)
-        split = int(np.searchsorted(feasible_rows, start))
+        split = int(feasible_rows.searchsorted(start))
         head = feasible_rows[split:split + to_find + 1]
         if len(head) <= to_find and split:
             head = np.concatenate((head, feasible_rows[:min(split, to_find + 1 - len(head))]))
@@ -1188,7 +1188,7 @@ class CopyScheduler(Scheduler):
                     cache.ref[name] = int(arr[0])
                     cache.varying[name] = set()
                 cache.varying[name].update(rows[arr != cache.ref[name]].tolist())
-            cache.raw[name][rows] = arr
+                cache.raw[name][rows] = arr
         cache.base[rows] = base
         cache.key[rows] = base * (len(cache.ok) + 1) + self.name_bonus[rows]
         cache.pending.clear()
@@ -1198,39 +1198,36 @@ class CopyScheduler(Scheduler):
     def _score_few(self, state: CycleState, pod: Pod, rows: list[int], cache: _TemplateCache, every: bool) -> bool:
         """``_score_rows`` over a few rows, node by node (each plugin's ``score``)."""
         infos = self.state.node_infos
-        nodes = [infos[i] for i in rows]
-        base = [0] * len(rows)
-        for p, weight in cache.plain + cache.normalized:
-            values = []
-            score = p.score
-            for ni in nodes:
-                try:
-                    v, st = score(state, pod, ni)
-                except Exception:
-                    return False
-                if st is not None and st.code != Code.Success:
-                    return False
-                values.append(v)
-            name = p.name
-            if not p.HAS_NORMALIZE:
-                if values and (max(values) > MAX_NODE_SCORE or min(values) < MIN_NODE_SCORE):
-                    return False
-                base = [b + v * weight for b, v in zip(base, values, strict=True)]
-            else:
-                if every:
-                    cache.ref[name] = values[0]
-                    cache.varying[name] = set()
-                ref = cache.ref[name]
-                cache.varying[name].update(i for i, v in zip(rows, values, strict=True) if v != ref)
-            raw = cache.raw[name]
-            for i, v in zip(rows, values, strict=True):
-                raw[i] = v
         n1 = len(infos) + 1
         bonus = self.name_bonus_list
         cbase, ckey = cache.base, cache.key
-        for i, b in zip(rows, base, strict=True):
-            cbase[i] = b
-            ckey[i] = b * n1 + bonus[i]
+        plain, normalized = cache.plain, cache.normalized
+        ref, varying, raw = cache.ref, cache.varying, cache.raw
+        if every:
+            ref.clear()
+            for p, _ in normalized:
+                varying[p.name] = set()
+        try:
+            for i in rows:
+                ni = infos[i]
+                b = 0
+                for p, weight in plain:
+                    v, st = p.score(state, pod, ni)
+                    if (st is not None and st.code != Code.Success) or v > MAX_NODE_SCORE or v < MIN_NODE_SCORE:
+                        return False
+                    b += v * weight
+                for p, _ in normalized:
+                    v, st = p.score(state, pod, ni)
+                    if st is not None and st.code != Code.Success:
+                        return False
+                    name = p.name
+                    if v != ref.setdefault(name, v):
+                        varying[name].add(i)
+                    raw[name][i] = v
+                cbase[i] = b
+                ckey[i] = b * n1 + bonus[i]
+        except Exception:
+            return False
         cache.pending.clear()
         cache.scored = True
         return True
