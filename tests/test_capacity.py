@@ -568,3 +568,36 @@ def test_object_uid_is_a_version_4_uuid_of_the_digest(name: str) -> None:
     from pysched.scheduler.capacity import object_uid
     digest = hashlib.sha256(f"pysched-uid/Pod/default/{name}/0".encode()).digest()[:16]
     assert object_uid("Pod", "default", name) == str(uuid.UUID(bytes=digest, version=4))
+
+
+def _comparable(value: Any) -> Any:
+    """Parsed node selector terms compare by what they match (they have no equality of their own)."""
+    if isinstance(value, list | tuple):
+        return [_comparable(v) for v in value]
+    if hasattr(value, "expressions") and hasattr(value, "fields"):
+        return ("term", value.expressions, value.fields, getattr(value, "valid", None))
+    if hasattr(value, "terms"):
+        return ("selector", _comparable(value.terms))
+    return value
+
+
+def test_a_copy_is_its_object_parsed() -> None:
+    """A copy is built from the template's parsed fields (per-copy cost); it must be exactly what parsing
+    the copy's own object gives, for every field (requests, ports, affinity, tolerations, identity)."""
+    import dataclasses
+
+    from pysched.model.objects import parse_pod
+    from pysched.scheduler.capacity import CopyMaker
+    raw = make_pod("rich").container(requests={"cpu": "250m", "memory": "64Mi"}, limits={"cpu": "1"}).host_port(
+        8080).toleration("soft", "x", "PreferNoSchedule").preferred(
+        5, {"matchExpressions": [{"key": "pool", "operator": "In", "values": ["a"]}]}).obj()
+    raw["metadata"]["labels"] = {"app": "rich"}
+    cluster = _cluster([make_node("n1").alloc(cpu="4", memory="8Gi", pods="10").obj()])
+    maker = CopyMaker(check_template(raw, "t.yaml"), cluster, "2026-01-01T00:00:00Z", False)
+    for i, index in ((1, 7), (40000, 9)):
+        pod = maker.make(i, index)
+        parsed = parse_pod(pod.raw, index)
+        for f in dataclasses.fields(pod):
+            assert _comparable(getattr(pod, f.name)) == _comparable(getattr(parsed, f.name)), f.name
+        assert pod.meta.name == f"rich-copy-{i}" and pod.key == f"default/rich-copy-{i}" and pod.index == index
+    assert maker.make(1).meta is not maker.make(2).meta
