@@ -29,7 +29,7 @@ import yaml
 
 from pysched.errors import InputError, InputErrors
 from pysched.model.labels import label_key_error, label_value_error, labels_known_valid
-from pysched.model.objects import FieldError, parse_pod, validate_pod
+from pysched.model.objects import FieldError, Pod, parse_pod, validate_pod
 from pysched.snapshot import reader, validation
 from pysched.snapshot.admission import admit_loaded_pods
 from pysched.snapshot.cluster import Cluster
@@ -166,7 +166,8 @@ def _parse_json_documents_in_yaml(text: str, source: str) -> list[Document] | No
     keep = text if len(text) <= LOCATE_MAX_CHARS else None
     docs: list[Document] = []
     first_line, counted = 1, 0
-    for offset, chunk in chunks:
+    index = 0  # documents of the file so far, numbered as PyYAML numbers those of the whole stream
+    for n, (offset, chunk) in enumerate(chunks):
         first_line += text.count("\n", counted, offset)  # counted once per stretch: linear in the text
         counted = offset
         body = chunk.lstrip()
@@ -176,10 +177,15 @@ def _parse_json_documents_in_yaml(text: str, source: str) -> list[Document] | No
             except (ValueError, RecursionError, reader.JsonDuplicate):
                 return None  # the YAML path reads the stream again and names the culprit and its lines
             line = first_line + chunk.count("\n", 0, len(chunk) - len(body))
-            docs.append(Document(source, len(docs) + 1, obj, line, keep))
+            index += 1
+            docs.append(Document(source, index, obj, line, keep))
             continue
-        for d in _parse_yaml(chunk, source, first_line - 1):
-            docs.append(Document(source, len(docs) + 1, d.obj, d.line, keep))
+        start = index
+        for d in _parse_yaml(chunk, source, first_line - 1, doc_offset=start):
+            index = d.index
+            docs.append(Document(source, d.index, d.obj, d.line, keep))
+        if n and index == start:
+            index += 1  # a separator followed by nothing: an empty document of the stream
     return docs
 
 
@@ -188,9 +194,9 @@ def _parse_json(text: str, source: str) -> list[Document]:
     return [Document(source, index, obj, line, keep) for index, obj, line in reader.json_values(text, source)]
 
 
-def _parse_yaml(text: str, source: str, line_offset: int = 0) -> Iterator[Document]:
+def _parse_yaml(text: str, source: str, line_offset: int = 0, doc_offset: int = 0) -> Iterator[Document]:
     keep = text if len(text) <= LOCATE_MAX_CHARS else None
-    for index, obj, line in reader.yaml_documents(text, source, line_offset=line_offset):
+    for index, obj, line in reader.yaml_documents(text, source, line_offset=line_offset, doc_offset=doc_offset):
         yield Document(source, index, obj, line, keep)
 
 
@@ -485,9 +491,12 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
     seen: dict[tuple, tuple[Document, str]] = {}
     ignored: dict[str, int] = {}
     pods_raw: list[tuple[Document, dict, str]] = []
+    parsed: dict[int, tuple[dict, Pod | None, FieldError | None]] = {}  # position in pods_raw -> _parse_pod
     latest = ""  # the latest creationTimestamp text seen (RFC 3339 UTC text sorts as time)
+    # the schema check of many objects at once first: the clean ones (nearly all) are then not walked
+    validator = validation.Validator(obj for _, obj, _ in objects) if mode != "ignore" else None
 
-    for doc, obj, where in objects:
+    for position, (doc, obj, where) in enumerate(objects):
         fail = _failer(problems, doc, where, obj)
         kind, api = obj.get("kind"), obj.get("apiVersion")
         if not isinstance(kind, str) or not kind:
@@ -504,7 +513,7 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
                 latest = stamp
         if kind == "Pod" and isinstance(meta, _MAP) and not meta.get("name") \
                 and isinstance(meta.get("generateName"), str) and meta.get("generateName"):
-            if _api_checks(problems, doc, where, obj, kind, mode):
+            if _api_checks(problems, doc, where, obj, kind, mode, validator, position):
                 pods_raw.append((doc, obj, where))  # named below, once every given name is known
             continue
         if not isinstance(meta, _MAP) or not isinstance(meta.get("name"), str) or not meta.get("name"):
@@ -533,10 +542,13 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
             fail(f"duplicate object: already defined at {at}")
             continue
         seen[ident] = (doc, where)
-        if not _api_checks(problems, doc, where, obj, kind, mode):
+        if not _api_checks(problems, doc, where, obj, kind, mode, validator, position):
             continue
         if kind == "Pod":
-            pods_raw.append((doc, obj, where))  # parsed below, after generated names
+            # parsed now, while the object is in the CPU's caches (its problems are recorded below, in
+            # the same order as every pod's); pods with generated names are parsed below
+            parsed[len(pods_raw)] = _parse_pod(obj, len(pods_raw))
+            pods_raw.append((doc, obj, where))
             continue
         try:
             BY_KIND[kind].add(cluster, obj)
@@ -551,11 +563,12 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
     pods_raw = _name_generated_pods(cluster, pods_raw)
     pods = []
     for i, (doc, obj, where) in enumerate(pods_raw):
-        try:
-            pods.append(parse_pod(obj, i))
-            validate_pod(obj)
-        except FieldError as e:
-            problems.add(doc, where, obj, e.message, e.path)
+        done = parsed.get(i)
+        _, pod, err = done if done is not None and done[0] is obj else _parse_pod(obj, i)
+        if pod is not None:
+            pods.append(pod)
+        if err is not None:
+            problems.add(doc, where, obj, err.message, err.path)
     _located.clear()
     problems.raise_if_any()
     _warn_aggregated(cluster, problems)
@@ -563,6 +576,19 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
     if not any(k in cluster.workloads for k in EXPANDED_KINDS):
         _warn_nothing_to_do(cluster)  # else the controllers layer says what expansion left to do
     return cluster
+
+
+def _parse_pod(obj: dict, index: int) -> tuple[dict, Pod | None, FieldError | None]:
+    """(obj, the pod or None, the problem or None): the pod is kept even when only ``validate_pod`` fails."""
+    try:
+        pod = parse_pod(obj, index)
+    except FieldError as e:
+        return obj, None, e
+    try:
+        validate_pod(obj)
+    except FieldError as e:
+        return obj, pod, e
+    return obj, pod, None
 
 
 def _name_generated_pods(cluster: Cluster, pods_raw: list[tuple[Document, dict, str]]
@@ -595,7 +621,8 @@ def _failer(problems: _Problems, doc: Document, where: str, obj: Mapping):
     return fail
 
 
-def _api_checks(problems: _Problems, doc: Document, where: str, obj: Mapping, kind: str, mode: str) -> bool:
+def _api_checks(problems: _Problems, doc: Document, where: str, obj: Mapping, kind: str, mode: str,
+                validator: validation.Validator | None = None, position: int = 0) -> bool:
     """What the API server checks and the parser does not: label syntax, then (unless ``mode`` is
     ``ignore``) every field against the v1.34 schema and the object's name. False when an error was
     recorded."""
@@ -619,7 +646,11 @@ def _api_checks(problems: _Problems, doc: Document, where: str, obj: Mapping, ki
                     entry[0] += 1
     if mode == "ignore":
         return ok
-    for issue in validation.validate_object(obj, obj["apiVersion"], kind):  # type: ignore[arg-type]
+    if validator is not None:  # the batch check of the object's window first (a load)
+        issues = validator.issues(obj, position)  # type: ignore[arg-type]
+    else:
+        issues = validation.validate_object(obj, obj["apiVersion"], kind)  # type: ignore[arg-type]
+    for issue in issues:
         if mode == "strict":
             problems.add(doc, where, obj, f"{issue.message} (--validate=strict)", issue.path)
             ok = False

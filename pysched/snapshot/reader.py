@@ -61,6 +61,8 @@ def read_bytes(path: str, max_bytes: int = DEFAULT_MAX_BYTES, *, error: type[Inp
                         file=name)
         data = _read_limited(sys.stdin.buffer, max_bytes, name, error)
     else:
+        if "\x00" in path:  # os.open would raise ValueError; no file name holds one (a YAML file can write it)
+            raise error(f"{prefix}cannot read: the path contains a NUL character", file=path)
         try:
             # O_NONBLOCK: opening a FIFO must not wait for a writer; the type is checked on the open file
             fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
@@ -256,14 +258,16 @@ def yaml_error(e: yaml.YAMLError, source: str, *, error: type[InputError] = Inpu
 
 
 def yaml_documents(text: str, source: str, *, error: type[InputError] = InputError,
-                   line_offset: int = 0) -> Iterator[tuple[int, Any, int]]:
+                   line_offset: int = 0, doc_offset: int = 0) -> Iterator[tuple[int, Any, int]]:
     """(1-based index, object, line of the document) for each document of a YAML stream; empty
-    documents are yielded as ``None``. Bounded as the module says."""
+    documents are yielded as ``None``. Bounded as the module says. ``text`` may be a part of a file that
+    begins ``line_offset`` lines and ``doc_offset`` documents into it: lines and document numbers, in
+    what is yielded and in errors, are then the file's."""
     try:
-        check_yaml_events(text, source, error=error, line_offset=line_offset)
+        check_yaml_events(text, source, error=error, line_offset=line_offset, doc_offset=doc_offset)
         loader = StrictLoader(text)
         try:
-            index = 0
+            index = doc_offset
             while loader.check_node():
                 node = loader.get_node()
                 index += 1
@@ -311,7 +315,8 @@ _DEPTH_DELTA = {yaml.SequenceStartEvent: 1, yaml.MappingStartEvent: 1, yaml.Sequ
                 yaml.MappingEndEvent: -1, yaml.DocumentStartEvent: _DOC}
 
 
-def check_yaml_events(text: str, source: str, *, error: type[InputError] = InputError, line_offset: int = 0) -> None:
+def check_yaml_events(text: str, source: str, *, error: type[InputError] = InputError, line_offset: int = 0,
+                      doc_offset: int = 0) -> None:
     """Refuse alias bombs and absurd nesting before anything is composed.
 
     One pass over the parser's events (libyaml's parser keeps its own stack; only the composer
@@ -319,7 +324,7 @@ def check_yaml_events(text: str, source: str, *, error: type[InputError] = Input
     ``MAX_ALIAS_NODES`` nodes when expanded (billion laughs), or an alias to a node that encloses it (a
     recursive structure) is an error. Time and memory are linear in the text."""
     def fail(message: str, index: int, ev: Any) -> InputError:
-        return error(message, file=source, doc=index, line=ev.start_mark.line + 1 + line_offset)
+        return error(message, file=source, doc=index + doc_offset, line=ev.start_mark.line + 1 + line_offset)
 
     too_deep = f"nesting deeper than {MAX_DEPTH} levels: no Kubernetes object or configuration nests so deep"
     if "&" not in text:  # no anchor, hence no alias: only the nesting needs watching (the common case)

@@ -1,0 +1,298 @@
+"""The batch form of schema validation (issue 17) gives exactly what the per-object walk gives.
+
+``validation.Validator`` first asks of a window of objects whether the walk would find anything at all
+(``_batch_clean``, ``_names_clean``) and walks only the objects of windows, or parts, that have a
+culprit. These tests hold it to the walk: the same issues, in the same order, for varied objects (unknown
+keys and near-miss typos at any depth, values of every type where another belongs, None and empty
+containers, names and namespaces the API server refuses); the same warnings and errors (paths, did-you-mean,
+line numbers) through the loader with and without the batch check; and the batch check actually taken for
+clean objects, so that the fast path cannot quietly die.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from pysched.errors import InputError
+from pysched.model import labels
+from pysched.snapshot import loader, validation
+from pysched.snapshot.loader import load_snapshot
+
+from .test_fuzz import SEEDS, VALUES
+
+SETTINGS = settings(max_examples=120, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+NAMES = st.sampled_from(["web-1", "Web-1", "a.b", "a..b", "-a", "x" * 63, "x" * 64, "y" * 253, "y" * 254, ".", "..",
+                         "a/b", "a%b", "n\u202e1", "", "ns-é", "1abc", "abc"])
+
+
+def _paths(obj: Any, prefix: tuple = ()) -> list[tuple]:
+    out = [prefix]
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            out.extend(_paths(v, (*prefix, k)))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            out.extend(_paths(v, (*prefix, i)))
+    return out
+
+
+def _typo(key: str, rnd: random.Random) -> str:
+    """A near miss of a field name (one letter dropped, doubled or changed), or the name in another case."""
+    if not key:
+        return "x"
+    i = rnd.randrange(len(key))
+    how = rnd.choice(["drop", "double", "change", "case"])
+    if how == "drop":
+        return key[:i] + key[i + 1:] or "x"
+    if how == "double":
+        return key[:i] + key[i] * 2 + key[i + 1:]
+    if how == "change":
+        return key[:i] + rnd.choice("aeioz") + key[i + 1:]
+    return key.swapcase()
+
+
+def _mutate(obj: dict, data: st.DataObject) -> dict:
+    """``obj`` with 0-3 changes anywhere below apiVersion/kind: a value replaced (by anything, None, an
+    empty container), a key renamed to a near miss, a key or item added, a name or namespace changed."""
+    obj = copy.deepcopy(obj)
+    rnd = data.draw(st.randoms(use_true_random=False), label="random")
+    for _ in range(data.draw(st.integers(0, 3), label="mutations")):
+        how = data.draw(st.sampled_from(["replace", "rename", "add", "name", "namespace", "none"]), label="how")
+        if how in ("name", "namespace"):
+            meta = obj.setdefault("metadata", {}) if isinstance(obj.get("metadata"), dict) else None
+            if meta is not None:
+                meta[how] = data.draw(NAMES, label=how)
+            continue
+        paths = [p for p in _paths(obj) if len(p) > 0 and p not in (("apiVersion",), ("kind",))]
+        if not paths:
+            break
+        path = rnd.choice(paths)
+        parent: Any = obj
+        for key in path[:-1]:
+            parent = parent[key]
+        last = path[-1]
+        if how == "rename" and isinstance(last, str):
+            parent[_typo(last, rnd)] = parent.pop(last)
+        elif how == "add" and isinstance(parent[last], dict):
+            key = data.draw(st.text(max_size=12) | st.integers(-2, 2), label="key")
+            parent[last][key] = data.draw(VALUES, label="value")
+        elif how == "add" and isinstance(parent[last], list):
+            parent[last].append(data.draw(VALUES | st.none(), label="item"))
+        elif how == "none":
+            parent[last] = None
+        else:
+            parent[last] = data.draw(VALUES, label="value")
+    return obj
+
+
+
+def _walk_issues(obj: dict) -> list[validation.Issue]:
+    return validation.validate_object(obj, obj["apiVersion"], obj["kind"])
+
+
+@SETTINGS
+@given(st.data(), st.sampled_from([(4, 1), (8, 2), (128, 16)]))
+def test_validator_gives_exactly_the_walks_issues(data: st.DataObject, sizes: tuple[int, int]) -> None:
+    count = data.draw(st.integers(1, 24), label="objects")
+    objects = [_mutate(data.draw(st.sampled_from(SEEDS), label="seed"), data) for _ in range(count)]
+    expected = [_walk_issues(obj) for obj in objects]
+    saved = validation.WINDOW, validation.PART
+    validation.WINDOW, validation.PART = sizes
+    try:
+        checker = validation.Validator(objects)
+        assert [checker.issues(obj, at) for at, obj in enumerate(objects)] == expected
+    finally:
+        validation.WINDOW, validation.PART = saved
+
+
+@SETTINGS
+@given(st.data())
+def test_batch_clean_only_when_the_walk_finds_nothing(data: st.DataObject) -> None:
+    obj = _mutate(data.draw(st.sampled_from(SEEDS), label="seed"), data)
+    code = validation.model_of(obj["apiVersion"], obj["kind"])
+    assert code is not None
+    groups = {code: [obj]}
+    if validation._batch_clean(groups):
+        found: list[validation.Issue] = []
+        validation._walk(obj, code, validation._schema()[0], found)
+        assert found == []
+        if validation._names_clean(groups):
+            assert list(validation._name_issues(obj, obj["kind"])) == []
+
+
+def test_clean_objects_take_the_batch_path() -> None:
+    # a test that fails when the fast path is dead: every seed is clean, and the validator says so
+    # without walking any of them
+    objects = [copy.deepcopy(s) for s in SEEDS for _ in range(3)]
+    checker = validation.Validator(objects)
+    walked: list[object] = []
+    real = validation.validate_object
+    try:
+        validation.validate_object = lambda obj, *a: walked.append(obj) or real(obj, *a)  # type: ignore[assignment]
+        assert all(checker.issues(obj, at) == [] for at, obj in enumerate(objects))
+    finally:
+        validation.validate_object = real  # type: ignore[assignment]
+    assert walked == []
+
+
+CULPRITS = [
+    ("typo-in-list-item", ("spec", "containers", 0, "resources"), {"request": {"cpu": "1"}},
+     "unknown field 'request' (did you mean 'requests'?)"),
+    ("int-for-string", ("spec", "nodeName"), 5, "expected a string, got int 5"),
+    ("string-item-in-object-list", ("spec", "containers"), ["c"], "expected a mapping (Container), got string 'c'"),
+    ("bool-in-map-of-quantities", ("spec", "overhead"), {"cpu": True}, "expected a quantity (string or number), "
+                                                                         "got boolean true"),
+    ("mapping-for-list-of-strings", ("spec", "topologySpreadConstraints", 0, "matchLabelKeys"), {"a": "b"},
+     "expected a list, got a mapping"),
+]
+
+
+@pytest.mark.parametrize(("path", "value", "message"), [c[1:] for c in CULPRITS], ids=[c[0] for c in CULPRITS])
+def test_one_culprit_among_many_is_named_and_the_rest_spared(path: tuple, value: object, message: str) -> None:
+    pending = next(s for s in SEEDS if s["metadata"]["name"] == "web-1")
+    objects = [copy.deepcopy(pending) for _ in range(300)]
+    for i, obj in enumerate(objects):
+        obj["metadata"]["name"] = f"web-{i}"
+    parent: Any = objects[150]
+    for key in path[:-1]:
+        parent = parent[key]
+    parent[path[-1]] = value
+    checker = validation.Validator(objects)
+    issues = [checker.issues(obj, at) for at, obj in enumerate(objects)]
+    assert [i for i, found in enumerate(issues) if found] == [150]
+    assert [x.message for x in issues[150]] == [message]
+    assert issues[150] == _walk_issues(objects[150])
+    # only the part holding the culprit was walked
+    assert len(checker._clean) == 300 - 1 - (validation.PART - 1)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=st.data(), mode=st.sampled_from(["warn", "strict"]))
+def test_loader_says_the_same_with_and_without_the_batch_check(data: st.DataObject, mode: str,
+                                                               tmp_path_factory: pytest.TempPathFactory) -> None:
+    docs = [_mutate(data.draw(st.sampled_from(SEEDS), label="seed"), data)
+            for _ in range(data.draw(st.integers(1, 6), label="docs"))]
+    for i, doc in enumerate(docs):  # distinct objects (duplicates are another error)
+        if isinstance(doc.get("metadata"), dict) and isinstance(doc["metadata"].get("name"), str):
+            doc["metadata"]["name"] += f"-{i}" if doc["metadata"]["name"] else ""
+    path = tmp_path_factory.mktemp("batch") / "snap.yaml"
+    path.write_text(yaml.safe_dump_all(docs, allow_unicode=True))
+
+    def outcome() -> tuple[str, list[str]]:
+        try:
+            return "ok", load_snapshot([str(path)], validate=mode).warnings
+        except InputError as e:
+            return "error", [str(e)]
+
+    fast = outcome()
+    real = validation._batch_clean
+    try:
+        validation._batch_clean = lambda groups: False  # type: ignore[assignment]
+        walked = outcome()
+    finally:
+        validation._batch_clean = real  # type: ignore[assignment]
+    assert fast == walked
+
+
+@SETTINGS
+@given(st.lists(st.text(max_size=70) | st.sampled_from(["a" * 63, "a" * 64, "-a", "a-", "a_b.c", "", "é"]),
+                max_size=8))
+def test_remembered_label_values_are_the_valid_ones(values: list[str]) -> None:
+    labels.remember_valid_values(values)
+    for v in values:
+        if v in labels._VALID_VALUES:
+            assert labels.label_value_error(v) is None, v
+    labels.remember_valid_values([1, None, ["x"]])  # not strings: left alone, no error
+
+
+# ------------------------------------------------------------------ documents of a YAML stream of JSON
+
+GOOD_CHUNKS = [
+    '{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "a"}}\n',
+    '{"apiVersion": "v1",\n "kind": "Namespace", "metadata": {"name": "b"}}\n',
+    "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: c\n",
+    "", "\n", "# a comment\n",
+    "apiVersion: v1\nkind: Namespace\nmetadata: &m {name: e}\nspec: *m\n",
+]
+BAD_CHUNKS = [
+    "apiVersion: v1\nkind: Namespace\nmetadata: {name: [d\n",  # bad YAML
+    "apiVersion: v1\nkind: Namespace\nkind: Node\n",  # a repeated key
+]
+# at most one bad document: with two, which one is reported first is another matter (the YAML path
+# checks the whole stream's syntax before it reads a document)
+CHUNKS = st.tuples(st.lists(st.sampled_from(GOOD_CHUNKS), min_size=1, max_size=6),
+                   st.sampled_from([None, *BAD_CHUNKS]), st.integers(0, 6)).map(
+    lambda t: t[0] if t[1] is None else [*t[0][:t[2]], t[1], *t[0][t[2]:]])
+
+
+def _read(text: str, how: str) -> tuple[str, object]:
+    try:
+        if how == "mixed":
+            got = list(loader.parse_documents(text, "s.yaml"))  # JSON documents read as JSON
+        else:
+            got = list(loader._parse_yaml(text, "s.yaml"))
+        return "ok", [(d.index, d.line, d.obj) for d in got if d.obj is not None]
+    except InputError as e:
+        return "error", (e.doc, e.line, e.detail)
+
+
+@SETTINGS
+@given(CHUNKS, st.booleans())
+def test_stream_of_json_documents_numbers_documents_and_lines_as_the_file(chunks: list[str], lead: bool) -> None:
+    # JSON is YAML: PyYAML reading the whole stream is the reference for document numbers and lines
+    text = ("---\n" if lead else "") + "---\n".join(chunks)
+    if not any(c.startswith("{") for c in chunks):
+        text = '{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "z"}}\n---\n' + text
+    assert _read(text, "mixed") == _read(text, "yaml")
+
+
+def test_error_in_a_yaml_document_of_a_json_stream_names_the_files_document(tmp_path: Path) -> None:
+    from .test_bad_input import simulate
+
+    ns = '{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "%s"}}\n'
+    text = (ns % "a") + "---\n" + (ns % "b") + "---\n---\n" + (ns % "c") + \
+        "---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: d\n  name: e\n"
+    path = tmp_path / "stream.yaml"
+    path.write_text(text)
+    result = simulate(str(path))
+    assert result.exit_code == 2
+    assert f"{path}:12: document 5: mapping key \"name\" already defined at line 11" in result.stderr
+
+
+# ------------------------------------------------------------------ a NUL in a path
+
+@pytest.mark.parametrize("args", [
+    ["simulate", "fixtures/demo.yaml", "--config", "conf\x00ig.yaml"],
+    ["simulate", "snap\x00shot.yaml"],
+    ["simulate", "fixtures/demo.yaml", "--expect", "exp\x00ect.yaml"],
+    ["simulate", "fixtures/demo.yaml", "--scenario", "scen\x00ario.yaml"],
+], ids=["config", "snapshot", "expect", "scenario"])
+def test_nul_in_a_path_is_an_input_error(args: list[str]) -> None:
+    from typer.testing import CliRunner
+
+    from pysched.cli.main import app
+
+    root = Path(__file__).resolve().parent.parent
+    result = CliRunner().invoke(app, [a if a != "fixtures/demo.yaml" else str(root / a) for a in args])
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert "Traceback" not in result.output + result.stderr
+    assert "NUL" in result.stderr or "no such file" in result.stderr
+
+
+def test_reader_refuses_a_nul_in_a_path() -> None:
+    from pysched.snapshot import reader
+
+    with pytest.raises(InputError, match="contains a NUL character"):
+        reader.read_bytes("a\x00b")
+    with pytest.raises(InputError, match="contains a NUL character"):
+        loader.read_source("a\x00b")
