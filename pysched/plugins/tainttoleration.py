@@ -39,6 +39,10 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlugin):
     NAME = NAME
     HAS_NORMALIZE = True
 
+    def __init__(self) -> None:
+        # id of an ``untolerated`` verdict list (kept alive here) -> (that list, its mask over the node rows)
+        self._ok: dict[int, tuple[list[object], np.ndarray]] = {}
+
     def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
         taint = find_untolerated_taint(node.node.taints, pod.tolerations)
         if taint is None:
@@ -48,7 +52,12 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlugin):
     def batch_filter(self, state: CycleState, pod: Pod, cols: NodeColumns) -> BatchVerdict | None:
         # nodes grouped by their taint list: the first untolerated taint once per list
         groups, first = topology_arrays(cols).untolerated(pod.tolerations)
-        ok = np.array([t is None for t in first], dtype=bool)[groups]
+        hit = self._ok.get(id(first))
+        if hit is None or hit[0] is not first:  # one mask per taint-list verdict (shared, read only)
+            if len(self._ok) > 256:
+                self._ok.clear()
+            hit = self._ok[id(first)] = (first, np.array([t is None for t in first], dtype=bool)[groups])
+        ok = hit[1]
         cache: dict[int, Status] = {}
 
         def status(g: int) -> Status:
@@ -90,7 +99,7 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlugin):
         prefer = state.read(_STATE_KEY)
         if prefer is None:
             return None
-        key = (NAME, "score", repr(prefer))
+        key = (NAME, "score", prefer)  # the tolerations themselves (frozen values) as the shape
         counts = cols.masks.get(key)
         if counts is None:
             counts = cols.masks[key] = np.full(cols.n, -1, dtype=np.int64)  # -1: not counted yet
