@@ -76,6 +76,17 @@ def allocatable_and_requested(node: NodeInfo, resource: str, pod_request: int,
 _KIND = {CPU: 0, MEMORY: 1, EPHEMERAL: 2}  # other resources: 3
 
 
+def _all_allocatable(cols: NodeColumns, kind: int) -> bool:
+    """Every node row has a positive allocatable cpu (kind 0) / memory (1): the columns' short path
+    applies. Allocatable never changes in one set of columns, so it is asked once."""
+    key = ("resource_allocation", "allocatable>0", kind)
+    hit = cols.masks.get(key)
+    if hit is None:
+        col = cols.alloc_cpu if kind == 0 else cols.alloc_mem
+        hit = cols.masks[key] = np.array(not len(col) or bool(col.min() > 0))
+    return bool(hit)
+
+
 class ResourceAllocationScorer:
     """Upstream ``resourceAllocationScorer``: gathers the per-resource vectors and applies a scorer."""
 
@@ -196,9 +207,9 @@ class ResourceAllocationScorer:
             return self._least_allocated_general(cols, rows, plan)
         parts = []
         for i, kind, _, pr in plan:
-            a = (cols.alloc_cpu if kind == 0 else cols.alloc_mem)[rows]
-            if len(a) and a.min() <= 0:
+            if not _all_allocatable(cols, kind):
                 return self._least_allocated_general(cols, rows, plan)
+            a = (cols.alloc_cpu if kind == 0 else cols.alloc_mem)[rows]
             free = a - (cols.nz_cpu if kind == 0 else cols.nz_mem)[rows]
             free -= pr
             np.maximum(free, 0, out=free)  # requested > allocatable scores 0
@@ -237,9 +248,9 @@ class ResourceAllocationScorer:
     def _balanced_columns(self, cols: NodeColumns, rows: np.ndarray, plan: list) -> np.ndarray:
         fractions = []
         for _, kind, _, pr in plan:
-            a = (cols.alloc_cpu if kind == 0 else cols.alloc_mem)[rows]
-            if len(a) and a.min() <= 0:
+            if not _all_allocatable(cols, kind):
                 return self._balanced_general(cols, rows, plan)
+            a = (cols.alloc_cpu if kind == 0 else cols.alloc_mem)[rows]
             r = (cols.req_cpu if kind == 0 else cols.req_mem)[rows]
             r += pr
             f = np.true_divide(r, a)  # each operand as float64, as float(r) / float(a)
