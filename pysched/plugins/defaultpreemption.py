@@ -113,6 +113,11 @@ def earliest_start_of_top(victims: list[Pod], bound_here: Collection[str] = ()) 
     return earliest
 
 
+def no_victims_status() -> Status:
+    """A node that holds no pod of lower priority than the preemptor."""
+    return Status.unresolvable("No preemption victims found for incoming pod")
+
+
 def terminating_by_preemption(p: Pod) -> bool:
     if p.meta.deletion_timestamp is None:
         return False
@@ -234,8 +239,15 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
         offset = self.rng.randrange(len(potential)) if self.rng is not None else 0
         non_violating: list[Candidate] = []
         violating: list[Candidate] = []
+        prio = pod.priority
         for i in range(len(potential)):
-            node = potential[(offset + i) % len(potential)].clone()
+            original = potential[(offset + i) % len(potential)]
+            if not any(p.priority < prio for p in original.pods):
+                # nothing to evict: the dry run would end before touching the node or the state, so
+                # neither is copied (on a full cluster most nodes hold only pods of equal or higher priority)
+                node_statuses.set(original.name, no_victims_status())
+                continue
+            node = original.clone()
             victims, violations, st = self.select_victims_on_node(state.clone(), pod, node, pdbs)
             if st is None and victims:
                 c = Candidate(node.name, victims, violations)
@@ -260,7 +272,7 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
             if st is not None:
                 return [], 0, st
         if not potential:
-            return [], 0, Status.unresolvable("No preemption victims found for incoming pod")
+            return [], 0, no_victims_status()
         st = fwk.run_filter_with_nominated(state, pod, node)
         if st is not None and st.code != Code.Success:
             return [], 0, st

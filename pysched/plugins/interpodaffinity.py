@@ -122,8 +122,8 @@ class PreFilterState(StateData):
     """PreFilter's counts. On the batched path they are arrays (``arrays``) and the maps are built only
     when something reads them; AddPod/RemovePod work on the maps and drop the arrays."""
 
-    __slots__ = ("_affinity", "_anti", "_existing", "arrays", "namespace_labels", "pod", "required_affinity",
-                 "required_anti")
+    __slots__ = ("_affinity", "_anti", "_existing", "_shared", "arrays", "namespace_labels", "pod",
+                 "required_affinity", "required_anti")
 
     def __init__(self, existing_anti_affinity_counts: dict[TopologyPair, int] | None = None,
                  affinity_counts: dict[TopologyPair, int] | None = None,
@@ -139,6 +139,7 @@ class PreFilterState(StateData):
         self.pod = pod
         self.namespace_labels = namespace_labels if namespace_labels is not None else {}
         self.arrays = arrays
+        self._shared = False  # the three maps are shared with a clone: copied before the first write
 
     @property
     def existing_anti_affinity_counts(self) -> dict[TopologyPair, int]:
@@ -189,10 +190,20 @@ class PreFilterState(StateData):
         return bool(self.anti_affinity_counts)
 
     def clone(self) -> PreFilterState:
-        # The maps are built once here (preemption clones per candidate node and changes the clones).
-        return PreFilterState(dict(self.existing_anti_affinity_counts), dict(self.affinity_counts),
-                              dict(self.anti_affinity_counts), self.required_affinity, self.required_anti,
-                              self.pod, self.namespace_labels)
+        # The maps are built once here and shared until one side writes (preemption clones per
+        # candidate node; most dry runs remove no pod that a term counts).
+        c = PreFilterState(self.existing_anti_affinity_counts, self.affinity_counts,
+                           self.anti_affinity_counts, self.required_affinity, self.required_anti,
+                           self.pod, self.namespace_labels)
+        c._shared = self._shared = True
+        return c
+
+    def _own_maps(self) -> None:
+        if self._shared:
+            self._existing = dict(self.existing_anti_affinity_counts)
+            self._affinity = dict(self.affinity_counts)
+            self._anti = dict(self.anti_affinity_counts)
+            self._shared = False
 
     def __repr__(self) -> str:
         return f"PreFilterState(pod={self.pod.key if self.pod else None!r})"
@@ -207,12 +218,15 @@ class PreFilterState(StateData):
         assert incoming is not None
         for t in other.affinity.required_anti:
             if term_matches(t, incoming, self.namespace_labels):
+                self._own_maps()
                 _update(self.existing_anti_affinity_counts, labels, t.topology_key, multiplier)
         if pod_matches_all_terms(self.required_affinity, other):
             for t in self.required_affinity:
+                self._own_maps()
                 _update(self.affinity_counts, labels, t.topology_key, multiplier)
         for t in self.required_anti:
             if term_matches(t, other, None):
+                self._own_maps()
                 _update(self.anti_affinity_counts, labels, t.topology_key, multiplier)
 
 

@@ -433,7 +433,7 @@ class PreFilterState(StateData):
     and critical paths are built only when something reads them; AddPod/RemovePod (preemption, nominated
     pods) work on the maps and drop the arrays."""
 
-    __slots__ = ("_paths", "_tp", "arrays", "constraints")
+    __slots__ = ("_borrowed", "_paths", "_tp", "arrays", "constraints")
 
     def __init__(self, constraints: list[Constraint] | None = None, critical_paths: list[CriticalPaths] | None = None,
                  tp_value_to_match_num: list[dict[str, int]] | None = None,
@@ -442,6 +442,8 @@ class PreFilterState(StateData):
         self._paths = critical_paths
         self._tp = tp_value_to_match_num
         self.arrays = arrays
+        # per map of ``_tp``: True while it is still the map of the state this one was cloned from
+        self._borrowed: list[bool] | None = None
 
     def _materialize(self) -> None:
         if self._tp is None:
@@ -488,11 +490,24 @@ class PreFilterState(StateData):
         self.arrays = None
         return self
 
+    def writable_map(self, i: int) -> dict[str, int]:
+        """The map of constraint ``i``, copied first when it is still the original's."""
+        tp = self.tp_value_to_match_num
+        borrowed = self._borrowed
+        if borrowed is not None and borrowed[i]:
+            tp[i] = dict(tp[i])
+            borrowed[i] = False
+        return tp[i]
+
     def clone(self) -> PreFilterState:
-        # The maps are built once here (preemption clones the state per candidate node, then changes the
-        # clones' maps); the clones copy them.
-        return PreFilterState(self.constraints, [p.copy() for p in self.critical_paths],
-                              [dict(m) for m in self.tp_value_to_match_num], self.arrays)
+        # The maps are built once here; a clone shares them until AddPod/RemovePod writes to one
+        # (preemption clones the state per candidate node, and most dry runs change no map: a hostname
+        # map has a key per node).
+        tp = self.tp_value_to_match_num
+        c = PreFilterState(self.constraints, [p.copy() for p in self.critical_paths], list(tp), self.arrays)
+        c._borrowed = [True] * len(tp)
+        self._borrowed = [True] * len(tp)  # shared both ways: whichever writes first copies
+        return c
 
     def __repr__(self) -> str:
         return f"PreFilterState(constraints={self.constraints!r})"
@@ -915,7 +930,7 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
             if not _Eligibility.ok(c, verdict):
                 continue
             v = labels[c.topology_key]
-            m = s.tp_value_to_match_num[i]
+            m = s.writable_map(i)
             m[v] = m.get(v, 0) + delta
             s.critical_paths[i].update(v, m[v])
 

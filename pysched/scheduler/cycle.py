@@ -245,9 +245,12 @@ class Scheduler:
         start = self.next_start_node_index
         if not fwk.filter:
             return [nodes[(start + i) % n] for i in range(min(to_find, n))], None
-        has_nominations = bool(self.state.nominated)
-        if fwk.handle.batched and not has_nominations and nodes is self.state.node_infos:
-            fast = find_feasible(fwk, self.state, state, pod, statuses, start, to_find)
+        has_nominations = any(self.state.nominated.values())
+        if fwk.handle.batched and nodes is self.state.node_infos:
+            # Nodes holding pods nominated by preemption are judged with those pods (per node); the others
+            # on the batched path as if nobody were nominated.
+            nominated = self._nominated_nodes(pod) if has_nominations else frozenset()
+            fast = find_feasible(fwk, self.state, state, pod, statuses, start, to_find, nominated)
             if fast is not None:
                 return fast, None
         feasible: list[NodeInfo] = []
@@ -267,6 +270,12 @@ class Scheduler:
             else:
                 statuses.set(ni.name, st)
         return feasible, None
+
+    def _nominated_nodes(self, pod: Pod) -> frozenset[str]:
+        """The nodes where ``Framework.add_nominated_pods`` would add a pod for ``pod``'s Filter: pods
+        nominated there of equal or higher priority, other than ``pod`` itself."""
+        return frozenset(name for name, pods in self.state.nominated.items()
+                         if any(p.priority >= pod.priority and p.uid != pod.uid for p in pods))
 
     def _prioritize_and_select(self, fwk: Framework, state: CycleState, pod: Pod, feasible: list[NodeInfo],
                                tr: CycleTrace, keep: bool) -> str | Status:

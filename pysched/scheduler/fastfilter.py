@@ -85,9 +85,11 @@ def _first_rejections(verdicts: list[tuple[int, str, BatchVerdict]], rows: np.nd
 
 
 def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod: Pod, statuses: NodeToStatus,
-                  start: int, to_find: int) -> list[NodeInfo] | None:
+                  start: int, to_find: int, nominated: frozenset[str] = frozenset()) -> list[NodeInfo] | None:
     """The feasible nodes of the window over every node, the rejected ones' statuses set in window order;
-    None when the per-node loop must decide (then nothing was set)."""
+    None when the per-node loop must decide (then nothing was set). ``nominated``: the nodes with pods
+    nominated to them that Filter must count (``Framework.run_filter_with_nominated`` judges those, one
+    by one in window order; on every other node it is the plain Filter)."""
     nodes = cluster.node_infos
     n = len(nodes)
     if n < MIN_NODES:
@@ -108,7 +110,8 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
             mask = v.ok.copy() if mask is None else mask & v.ok
     if mask is None:
         return None  # no plugin has a verdict: the per-node loop is as fast
-    if not rest:
+    nominated_rows = {cols.index[name] for name in nominated if name in cols.index}
+    if not rest and not nominated_rows:
         # the window in rotated order (position p is row (start + p) % n)
         passed = np.concatenate((mask[start:], mask[:start])) if start else mask
         hits = passed.nonzero()[0]  # 1-D: flatnonzero without its ravel
@@ -135,6 +138,9 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
     order = np.arange(start, start + n, dtype=np.int64)
     order[n - start:] -= n
     passed = mask[order]
+    if not rest:
+        return _window_with_nominated(fwk, state, pod, statuses, cols, verdicts, order, passed, to_find,
+                                      nominated_rows)
     # Some plugins judge per node: walk the window in order, as the per-node loop does. The verdicts'
     # statuses are fetched afterwards, for the rejected rows of the window only.
     rejected_rows = order[~passed]
@@ -149,7 +155,17 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
     rest_plugins = [p for _, p in rest]
     for i, ok in zip(order.tolist(), passed.tolist(), strict=True):
         ni = infos[i]
-        if ok:
+        if i in nominated_rows:
+            st = fwk.run_filter_with_nominated(state, pod, ni)
+            if st is None or st.code == Code.Success:
+                if len(feasible) >= to_find:
+                    break
+                feasible.append(ni)
+                kept.append(i)
+                continue
+            if st.code not in _REJECTED:
+                return None
+        elif ok:
             st = _run_subset(rest_plugins, state, pod, ni)
             if st is None:
                 if len(feasible) >= to_find:
@@ -174,6 +190,42 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
             found[k] = (found[k][0], st)
     statuses.statuses.update(found)  # type: ignore[arg-type]
     state.write(ROWS_KEY, (feasible, np.array(kept, dtype=np.int64), cols))
+    return feasible
+
+
+def _window_with_nominated(fwk: Framework, state: CycleState, pod: Pod, statuses: NodeToStatus, cols: NodeColumns,
+                           verdicts: list[tuple[int, str, BatchVerdict]], order: np.ndarray, passed: np.ndarray,
+                           to_find: int, nominated_rows: set[int]) -> list[NodeInfo] | None:
+    """Every plugin has a verdict, and some nodes hold nominated pods: those rows are judged per node
+    (``run_filter_with_nominated``), in window order, only as far as the window reaches (each one may
+    move its end); every other row keeps the verdicts' answer. Statuses are set in window order."""
+    n = len(order)
+    start = int(order[0])
+    judged: dict[int, Status | None] = {}  # window position -> the per-node status of a nominated row
+    pending = sorted((r - start) % n for r in nominated_rows)
+    while True:
+        hits = np.flatnonzero(passed)
+        end = int(hits[to_find]) if len(hits) > to_find else n
+        pos = next((q for q in pending if q < end and q not in judged), None)
+        if pos is None:
+            break
+        st = fwk.run_filter_with_nominated(state, pod, cols.infos[int(order[pos])])
+        if st is not None and st.code != Code.Success and st.code not in _REJECTED:
+            return None  # an error: the per-node loop reports it
+        judged[pos] = st
+        passed[pos] = st is None or st.code == Code.Success
+    # as the cycle: the window ends before the next feasible node after the count
+    hits = hits[:to_find]
+    rows = order[hits]
+    rejected_pos = np.flatnonzero(~passed[:end])
+    by_verdict = np.array([q for q in rejected_pos.tolist() if q not in judged], dtype=np.int64)
+    _, sts = _first_rejections(verdicts, order[by_verdict]) if len(by_verdict) else (None, [])
+    by_pos: dict[int, Status] = dict(zip(by_verdict.tolist(), sts, strict=True))
+    by_pos.update((q, st) for q, st in judged.items() if st is not None)
+    names = cols.names_arr[order[rejected_pos]].tolist()
+    statuses.statuses.update(zip(names, (by_pos[q] for q in rejected_pos.tolist()), strict=True))
+    feasible: list[NodeInfo] = cols.infos_arr[rows].tolist()
+    state.write(ROWS_KEY, (feasible, rows, cols))
     return feasible
 
 
