@@ -1,0 +1,137 @@
+"""Preemption's cheap paths are the same semantics: nodes without victims are judged without copies,
+the topology plugins' PreFilter clones share their maps until one side writes, and nodes with
+nominated pods are judged per node inside the batched Filter window."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import pysched.scheduler.cycle as cycle_mod
+from pysched.framework.status import Code
+from pysched.plugins import defaultpreemption as dp, interpodaffinity as ipa, podtopologyspread as pts
+from pysched.scheduler.simulation import Simulation, SimulationOptions
+from pysched.snapshot.loader import load_snapshot
+from pysched.snapshot.nodeinfo import NodeInfo
+from tests import test_interpodaffinity as tipa, test_podtopologyspread as tpts
+from tests.test_differential import CONFIG, REGISTRY, _both, _first_difference, _write
+
+# --------------------------------------------------------------------------- copy on write
+
+
+def test_spread_clone_and_original_never_see_each_others_writes() -> None:
+    incoming = tpts.pod("p", {"foo": ""}, constraints=[tpts.tsc("zone", 1, selector=tpts.FOO),
+                                                       tpts.tsc(tpts.HOST, 1, selector=tpts.FOO)])
+    cs, pl, state = tpts._prefiltered([tpts.zn("a", "z1"), tpts.zn("b", "z2")],
+                                      tpts.pods_on("a", 1, {"foo": ""}), incoming)
+    a, b = cs.by_name["a"], cs.by_name["b"]
+    clone = state.clone()
+    grandchild = clone.clone()
+    # the original writes after the clones were taken: neither clone sees it
+    assert pl.add_pod(state, incoming, tpts.pod("n1", {"foo": ""}, on="b"), b) is None
+    s, c, g = (x.read(pts.PRE_FILTER_STATE_KEY) for x in (state, clone, grandchild))
+    assert s.tp_value_to_match_num == [{"z1": 1, "z2": 1}, {"a": 1, "b": 1}]
+    assert c.tp_value_to_match_num == g.tp_value_to_match_num == [{"z1": 1, "z2": 0}, {"a": 1, "b": 0}]
+    # a clone writes: the original and its own clone keep their counts
+    assert pl.remove_pod(clone, incoming, tpts.pod("a-p0", {"foo": ""}, on="a"), a) is None
+    assert c.tp_value_to_match_num == [{"z1": 0, "z2": 0}, {"a": 0, "b": 0}]
+    assert s.tp_value_to_match_num == [{"z1": 1, "z2": 1}, {"a": 1, "b": 1}]
+    assert g.tp_value_to_match_num == [{"z1": 1, "z2": 0}, {"a": 1, "b": 0}]
+    assert pl.filter(clone, incoming, a) is None
+    assert pl.filter(grandchild, incoming, a).code == Code.Unschedulable
+    assert (g.critical_paths[0].v0, g.critical_paths[0].n0) == ("z2", 0)
+
+
+def test_affinity_clone_and_original_never_see_each_others_writes() -> None:
+    incoming = tipa.pod("p", aff=tipa.affinity(req_anti=[tipa.term(tipa.ZONE, tipa.ml(app="web"))]))
+    cs, pl, state = tipa._prefiltered([tipa.pod("e", {"app": "web"}, on="a")], incoming)
+    c_node = cs.by_name["c"]
+    clone = state.clone()
+    web = tipa.pod("n", {"app": "web"})
+    assert pl.add_pod(state, incoming, web, c_node) is None  # the original writes first
+    assert pl.filter(state, incoming, c_node).code == Code.Unschedulable
+    assert pl.filter(clone, incoming, c_node) is None
+    assert pl.add_pod(clone, incoming, web, c_node) is None
+    assert pl.remove_pod(state, incoming, web, c_node) is None
+    assert pl.filter(state, incoming, c_node) is None
+    assert pl.filter(clone, incoming, c_node).code == Code.Unschedulable
+    assert state.read(ipa.PRE_FILTER_STATE_KEY).anti_affinity_counts == {(tipa.ZONE, "z1"): 1}
+
+
+# --------------------------------------------------------------------------- nodes without victims
+
+
+def _snapshot(tmp_path: Path, nodes: list[str], pods: list[tuple[str, int, str]]) -> Path:
+    items = [{"apiVersion": "v1", "kind": "Node",
+              "metadata": {"name": n, "labels": {"kubernetes.io/hostname": n}},
+              "status": {"allocatable": {"cpu": "1", "memory": "1Gi", "pods": "110"}}} for n in nodes]
+    for name, prio, on in pods:
+        spec: dict[str, Any] = {"priority": prio, "containers": [
+            {"name": "c", "image": "x", "resources": {"requests": {"cpu": "800m"}}}]}
+        status: dict[str, Any] = {"phase": "Pending"}
+        if on:
+            spec["nodeName"] = on
+            status = {"phase": "Running", "startTime": "2026-01-01T00:00:00Z"}
+        items.append({"apiVersion": "v1", "kind": "Pod",
+                      "metadata": {"name": name, "namespace": "default", "uid": name,
+                                   "creationTimestamp": "2026-01-01T00:00:00Z"}, "spec": spec, "status": status})
+    path = tmp_path / "cluster.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    return path
+
+
+def test_nodes_without_lower_priority_pods_are_rejected_without_a_dry_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nodes 0-2 hold a pod of the preemptor's priority, node 3 a lower one: only node 3 is copied
+    and dry-run; the others get upstream's status for a node without victims, in node order."""
+    nodes = [f"n{i}" for i in range(4)]
+    pods = [(f"run{i}", 100 if i < 3 else 1, f"n{i}") for i in range(4)] + [("hi", 100, "")]
+    cloned: list[str] = []
+    real_clone = NodeInfo.clone
+
+    def spy(self: NodeInfo) -> NodeInfo:
+        cloned.append(self.name)
+        return real_clone(self)
+
+    monkeypatch.setattr(NodeInfo, "clone", spy)
+    result = Simulation(load_snapshot([str(_snapshot(tmp_path, nodes, pods))]), CONFIG, REGISTRY,
+                        SimulationOptions(passes=1)).run()
+    (tr,) = result.cycles
+    assert tr.outcome == "Nominated" and tr.nominated_node == "n3" and tr.victims == ["default/run3"]
+    details: dp.PreemptionDetails = tr.preemption
+    assert details.potential_nodes == nodes
+    assert {n: (st.code, st.message()) for n, st in details.node_statuses.items()} == {
+        n: (Code.UnschedulableAndUnresolvable, "No preemption victims found for incoming pod")
+        for n in ("n0", "n1", "n2")}
+    assert [c.node for c in details.candidates] == ["n3"]
+    assert "n3" in cloned and not {"n0", "n1", "n2"} & set(cloned)
+
+
+# --------------------------------------------------------------------------- nominated pods, batched Filter
+
+
+def test_nominated_nodes_are_judged_inside_the_batched_window(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a preemption nominates a pod, later cycles stay on the batched Filter (only the nodes
+    with nominated pods of equal or higher priority are judged per node, with those pods) and print
+    the same --trace JSON as the reference path."""
+    calls: Counter[str] = Counter()
+    real = cycle_mod.find_feasible
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        out = real(*args, **kwargs)
+        nominated = args[7] if len(args) > 7 else kwargs.get("nominated", frozenset())
+        calls["with nominated nodes" if nominated else "plain"] += 1
+        if nominated and out is not None:
+            calls["batched with nominated nodes"] += 1
+        return out
+
+    monkeypatch.setattr(cycle_mod, "find_feasible", spy)
+    fast, reference, cycles = _both(_write(tmp_path, 250, 200, 2200, 3))
+    assert fast == reference, _first_difference(fast, reference)
+    assert sum(1 for c in cycles if c.outcome == "Nominated") >= 1
+    assert calls["batched with nominated nodes"] >= 10, calls
