@@ -29,7 +29,7 @@ import yaml
 
 from pysched.errors import InputError, InputErrors
 from pysched.model.labels import label_key_error, label_value_error, labels_known_valid
-from pysched.model.objects import FieldError, Pod, parse_pod, validate_pod
+from pysched.model.objects import FieldError, parse_pod, validate_pod
 from pysched.snapshot import reader, validation
 from pysched.snapshot.admission import admit_loaded_pods
 from pysched.snapshot.cluster import Cluster
@@ -491,7 +491,6 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
     seen: dict[tuple, tuple[Document, str]] = {}
     ignored: dict[str, int] = {}
     pods_raw: list[tuple[Document, dict, str]] = []
-    parsed: dict[int, tuple[dict, Pod | None, FieldError | None]] = {}  # position in pods_raw -> _parse_pod
     latest = ""  # the latest creationTimestamp text seen (RFC 3339 UTC text sorts as time)
     # the schema check of many objects at once first: the clean ones (nearly all) are then not walked
     validator = validation.Validator(obj for _, obj, _ in objects) if mode != "ignore" else None
@@ -545,10 +544,7 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
         if not _api_checks(problems, doc, where, obj, kind, mode, validator, position):
             continue
         if kind == "Pod":
-            # parsed now, while the object is in the CPU's caches (its problems are recorded below, in
-            # the same order as every pod's); pods with generated names are parsed below
-            parsed[len(pods_raw)] = _parse_pod(obj, len(pods_raw))
-            pods_raw.append((doc, obj, where))
+            pods_raw.append((doc, obj, where))  # parsed below, after generated names
             continue
         try:
             BY_KIND[kind].add(cluster, obj)
@@ -563,12 +559,11 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
     pods_raw = _name_generated_pods(cluster, pods_raw)
     pods = []
     for i, (doc, obj, where) in enumerate(pods_raw):
-        done = parsed.get(i)
-        _, pod, err = done if done is not None and done[0] is obj else _parse_pod(obj, i)
-        if pod is not None:
-            pods.append(pod)
-        if err is not None:
-            problems.add(doc, where, obj, err.message, err.path)
+        try:
+            pods.append(parse_pod(obj, i))
+            validate_pod(obj)
+        except FieldError as e:
+            problems.add(doc, where, obj, e.message, e.path)
     _located.clear()
     problems.raise_if_any()
     _warn_aggregated(cluster, problems)
@@ -576,19 +571,6 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
     if not any(k in cluster.workloads for k in EXPANDED_KINDS):
         _warn_nothing_to_do(cluster)  # else the controllers layer says what expansion left to do
     return cluster
-
-
-def _parse_pod(obj: dict, index: int) -> tuple[dict, Pod | None, FieldError | None]:
-    """(obj, the pod or None, the problem or None): the pod is kept even when only ``validate_pod`` fails."""
-    try:
-        pod = parse_pod(obj, index)
-    except FieldError as e:
-        return obj, None, e
-    try:
-        validate_pod(obj)
-    except FieldError as e:
-        return obj, pod, e
-    return obj, pod, None
 
 
 def _name_generated_pods(cluster: Cluster, pods_raw: list[tuple[Document, dict, str]]

@@ -334,9 +334,8 @@ def model_of(api_version: object, kind: object) -> str | None:
 
 class Validator:
     """``validate_object`` for the objects of one load, asked for in their order: each window of
-    ``WINDOW`` objects is batch-checked when its first object is asked for (the window is then still in
-    the CPU's caches when the loader reads and parses those objects), and an object found clean, fields
-    and names, is not walked. The objects must not change in between (loaded objects never do)."""
+    ``WINDOW`` objects is batch-checked when its first object is asked for, and an object found clean,
+    fields and names, is not walked. The objects must not change in between (loaded objects never do)."""
 
     __slots__ = ("_clean", "_done", "_objects")
 
