@@ -7,8 +7,11 @@
 from __future__ import annotations
 
 import copy
+import importlib.util
 import random
 from collections.abc import Mapping
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from pysched.model.objects import Node, Pod, parse_node, parse_pod
@@ -338,3 +341,24 @@ def topology_cluster(seed: int, n_nodes: int, n_running: int, n_pending: int) ->
     for i in range(n_running, n_running + n_pending):
         items.append(pod(i, None))
     return {"apiVersion": "v1", "kind": "List", "items": items}
+
+
+def load_bench() -> ModuleType:
+    """``bench/bench.py`` as a module: its workload generators build the tests' larger clusters."""
+    spec = importlib.util.spec_from_file_location("pysched_bench", Path(__file__).resolve().parent.parent / "bench" / "bench.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def key_paths(obj: Any, prefix: tuple = ()) -> list[tuple]:
+    """Every path into a nest of dicts and lists (keys and indexes), the empty one first."""
+    out = [prefix]
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            out.extend(key_paths(v, (*prefix, k)))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            out.extend(key_paths(v, (*prefix, i)))
+    return out

@@ -6,7 +6,6 @@ the same ``--trace`` JSON, byte for byte."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from collections import Counter
 from pathlib import Path
@@ -21,12 +20,9 @@ from pysched.plugins.podtopologyspread import PodTopologySpread
 from pysched.report.serialize import to_json
 from pysched.scheduler.simulation import Simulation, SimulationOptions
 from pysched.snapshot.loader import load_snapshot
-from tests.builders import topology_cluster
+from tests.builders import load_bench, topology_cluster
 
-_spec = importlib.util.spec_from_file_location("pysched_bench", Path(__file__).parent.parent / "bench" / "bench.py")
-assert _spec is not None and _spec.loader is not None
-bench = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(bench)
+bench = load_bench()
 
 REGISTRY = in_tree_registry()
 CONFIG = load_config(None, REGISTRY)

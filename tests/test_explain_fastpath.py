@@ -4,7 +4,6 @@ large enough (>= 64 nodes) for the batched forms to be used."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -18,12 +17,9 @@ from pysched.scheduler.explain import explain_pod
 from pysched.scheduler.simulation import Simulation, SimulationOptions
 from pysched.scheduler.trace import Outcome
 from pysched.snapshot.loader import load_snapshot
-from tests.builders import topology_cluster
+from tests.builders import load_bench, topology_cluster
 
-_spec = importlib.util.spec_from_file_location("pysched_bench", Path(__file__).parent.parent / "bench" / "bench.py")
-assert _spec is not None and _spec.loader is not None
-bench = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(bench)
+bench = load_bench()
 
 REGISTRY = in_tree_registry()
 CONFIG = load_config(None, REGISTRY)

@@ -3,7 +3,6 @@ per-node reference path: same JSON, byte for byte, on clusters large enough for 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -15,11 +14,9 @@ from pysched.report.serialize import to_json
 from pysched.scheduler import fastfilter
 from pysched.scheduler.simulation import Simulation, SimulationOptions
 from pysched.snapshot.loader import load_snapshot
-from tests.builders import topology_cluster
+from tests.builders import load_bench, topology_cluster
 
-_spec = importlib.util.spec_from_file_location("bench", Path(__file__).resolve().parent.parent / "bench" / "bench.py")
-bench = importlib.util.module_from_spec(_spec)  # type: ignore[arg-type]
-_spec.loader.exec_module(bench)  # type: ignore[union-attr]
+bench = load_bench()
 
 FAMILIES = bench.families(0.03)
 CASES = {

@@ -23,6 +23,7 @@ from pysched.framework.config import build_config, load_config
 from pysched.plugins import in_tree_registry
 from pysched.scheduler.simulation import Simulation, SimulationOptions
 from pysched.snapshot.loader import load_snapshot
+from tests.builders import key_paths
 
 REGISTRY = in_tree_registry()
 DEFAULT_CONFIG = load_config(None, REGISTRY)
@@ -140,15 +141,6 @@ VALUES = st.recursive(ODD | st.text(max_size=8) | st.integers(), lambda inner: s
                       | st.dictionaries(st.text(max_size=5), inner, max_size=3), max_leaves=6).map(copy.deepcopy)
 
 
-def _paths(obj: Any, prefix: tuple = ()) -> list[tuple]:
-    out = [prefix]
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            out.extend(_paths(v, (*prefix, k)))
-    elif isinstance(obj, list):
-        for i, v in enumerate(obj):
-            out.extend(_paths(v, (*prefix, i)))
-    return out
 
 
 _PLAIN = {("apiVersion",), ("kind",), ("metadata",), ("metadata", "name")}  # the corpus covers these
@@ -158,7 +150,7 @@ def _mutate(obj: Any, data: st.DataObject) -> Any:
     obj = copy.deepcopy(obj)
     rnd = data.draw(st.randoms(use_true_random=False), label="random")
     for _ in range(data.draw(st.integers(1, 3), label="mutations")):
-        paths = [p for p in _paths(obj) if p and p not in _PLAIN]
+        paths = [p for p in key_paths(obj) if p and p not in _PLAIN]
         if not paths:
             break
         path = rnd.choice(paths)  # uniform: hypothesis' own choices favour the first paths

@@ -24,6 +24,7 @@ from pysched.errors import InputError
 from pysched.model import labels
 from pysched.snapshot import loader, validation
 from pysched.snapshot.loader import load_snapshot
+from tests.builders import key_paths
 
 from .test_fuzz import SEEDS, VALUES
 
@@ -34,15 +35,6 @@ NAMES = st.sampled_from(["web-1", "Web-1", "a.b", "a..b", "-a", "x" * 63, "x" * 
                          "a/b", "a%b", "n\u202e1", "", "ns-é", "1abc", "abc"])
 
 
-def _paths(obj: Any, prefix: tuple = ()) -> list[tuple]:
-    out = [prefix]
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            out.extend(_paths(v, (*prefix, k)))
-    elif isinstance(obj, list):
-        for i, v in enumerate(obj):
-            out.extend(_paths(v, (*prefix, i)))
-    return out
 
 
 def _typo(key: str, rnd: random.Random) -> str:
@@ -72,7 +64,7 @@ def _mutate(obj: dict, data: st.DataObject) -> dict:
             if meta is not None:
                 meta[how] = data.draw(NAMES, label=how)
             continue
-        paths = [p for p in _paths(obj) if len(p) > 0 and p not in (("apiVersion",), ("kind",))]
+        paths = [p for p in key_paths(obj) if len(p) > 0 and p not in (("apiVersion",), ("kind",))]
         if not paths:
             break
         path = rnd.choice(paths)

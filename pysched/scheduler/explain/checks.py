@@ -13,6 +13,7 @@ from dataclasses import replace
 import numpy as np
 
 from pysched.framework.cycle_state import CycleState
+from pysched.framework.interface import FilterPlugin
 from pysched.framework.runtime import Framework, plugin_fault
 from pysched.framework.status import Code, Status
 from pysched.framework.whatif import Change
@@ -84,11 +85,8 @@ def not_passing_all(fwk: Framework, cs: ClusterState, state: CycleState, pod: Po
         v = batch_verdict(p, state, pod, cols)
         if v is None:
             for ni, failed in zip(nodes, per_row, strict=True):
-                try:
-                    st = p.filter(state, pod, ni)
-                except Exception as exc:
-                    st = plugin_fault(p.name, "Filter", pod, exc, ni.name)
-                if st is not None and st.code not in (Code.Success, Code.Skip):
+                st = _failing(p, state, pod, ni)
+                if st is not None:
                     failed[p.name] = st
             continue
         bad = np.flatnonzero(~v.ok)
@@ -105,13 +103,21 @@ def _not_passing(fwk: Framework, state: CycleState, pod: Pod, ni: NodeInfo) -> d
     for p in fwk.filter:
         if p.name in skip:
             continue
-        try:
-            st = p.filter(state, pod, ni)
-        except Exception as exc:
-            st = plugin_fault(p.name, "Filter", pod, exc, ni.name)
-        if st is not None and st.code not in (Code.Success, Code.Skip):
+        st = _failing(p, state, pod, ni)
+        if st is not None:
             out[p.name] = st
     return out
+
+
+def _failing(p: FilterPlugin, state: CycleState, pod: Pod, ni: NodeInfo) -> Status | None:
+    """One plugin's Filter status on ``ni`` when it neither passes nor skips (a raised error as a fault)."""
+    try:
+        st = p.filter(state, pod, ni)
+    except Exception as exc:
+        st = plugin_fault(p.name, "Filter", pod, exc, ni.name)
+    if st is not None and st.code not in (Code.Success, Code.Skip):
+        return st
+    return None
 
 
 def modified_node(node: Node, set_labels: dict[str, str], remove_labels: set[str], uncordon: bool) -> Node:
