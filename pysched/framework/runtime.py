@@ -59,6 +59,14 @@ def plugin_fault(plugin: str, point: str, pod: Pod, exc: BaseException, node: st
                                    f"{type(exc).__name__}: {exc}").with_plugin(plugin)
 
 
+def plugin_filter(p: FilterPlugin, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
+    """One Filter plugin alone on ``node``; what it raises comes back as its fault status."""
+    try:
+        return p.filter(state, pod, node)
+    except Exception as exc:
+        return plugin_fault(p.name, "Filter", pod, exc, node.name)
+
+
 class Framework:
     def __init__(self, profile: ProfileConfig, registry: Registry, handle: Handle) -> None:
         self.profile = profile
@@ -207,10 +215,7 @@ class Framework:
             if p.name in state.skip_filter_plugins:
                 out[p.name] = Status(Code.Skip)
                 continue
-            try:
-                st = p.filter(state, pod, node)
-            except Exception as exc:
-                st = plugin_fault(p.name, "Filter", pod, exc, node.name)
+            st = plugin_filter(p, state, pod, node)
             out[p.name] = st if st is not None else Status()
         return out
 

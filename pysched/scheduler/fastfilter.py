@@ -18,7 +18,7 @@ import numpy as np
 from pysched.framework.batch import BatchVerdict
 from pysched.framework.cycle_state import CycleState
 from pysched.framework.interface import NodeToStatus
-from pysched.framework.runtime import Framework, plugin_fault
+from pysched.framework.runtime import Framework, plugin_fault, plugin_filter
 from pysched.framework.status import Code, Status
 from pysched.model.objects import Pod
 from pysched.snapshot.cluster import ClusterState
@@ -253,10 +253,7 @@ def filter_matrix(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
         if v is None:
             col = []
             for ni in infos:
-                try:
-                    st = p.filter(state, pod, ni)
-                except Exception as exc:
-                    st = plugin_fault(p.name, "Filter", pod, exc, ni.name)
+                st = plugin_filter(p, state, pod, ni)
                 col.append(st if st is not None else Status())
             columns.append(col)
             continue

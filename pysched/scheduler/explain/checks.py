@@ -14,7 +14,7 @@ import numpy as np
 
 from pysched.framework.cycle_state import CycleState
 from pysched.framework.interface import FilterPlugin
-from pysched.framework.runtime import Framework, plugin_fault
+from pysched.framework.runtime import Framework, plugin_filter
 from pysched.framework.status import Code, Status
 from pysched.framework.whatif import Change
 from pysched.model.objects import Node, Pod
@@ -111,10 +111,7 @@ def _not_passing(fwk: Framework, state: CycleState, pod: Pod, ni: NodeInfo) -> d
 
 def _failing(p: FilterPlugin, state: CycleState, pod: Pod, ni: NodeInfo) -> Status | None:
     """One plugin's Filter status on ``ni`` when it neither passes nor skips (a raised error as a fault)."""
-    try:
-        st = p.filter(state, pod, ni)
-    except Exception as exc:
-        st = plugin_fault(p.name, "Filter", pod, exc, ni.name)
+    st = plugin_filter(p, state, pod, ni)
     if st is not None and st.code not in (Code.Success, Code.Skip):
         return st
     return None
