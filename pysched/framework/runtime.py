@@ -59,6 +59,12 @@ def plugin_fault(plugin: str, point: str, pod: Pod, exc: BaseException, node: st
                                    f"{type(exc).__name__}: {exc}").with_plugin(plugin)
 
 
+def filters_with(nominated: Pod, pod: Pod) -> bool:
+    """Whether ``pod``'s Filter counts ``nominated`` on its node: upstream adds the pods nominated there of
+    equal or higher priority, other than the pod itself."""
+    return nominated.priority >= pod.priority and nominated.uid != pod.uid
+
+
 def plugin_filter(p: FilterPlugin, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
     """One Filter plugin alone on ``node``; what it raises comes back as its fault status."""
     try:
@@ -228,7 +234,7 @@ class Framework:
         node_out = node
         state_out = state
         for nom in nominated:
-            if nom.priority >= pod.priority and nom.uid != pod.uid:
+            if filters_with(nom, pod):
                 if not added:
                     node_out = node.clone()
                     state_out = state.clone()

@@ -19,7 +19,7 @@ from pysched.framework.extender import (
 )
 from pysched.framework.fiterror import NO_NODES_AVAILABLE, fit_error_message
 from pysched.framework.interface import NodeScore, NodeToStatus
-from pysched.framework.runtime import Framework, plugin_fault
+from pysched.framework.runtime import Framework, filters_with, plugin_fault
 from pysched.framework.status import Code, Status
 from pysched.model.objects import Pod
 from pysched.plugins.dynamicresources import TRACE_KEY as DRA_ALLOCATION_KEY
@@ -275,7 +275,7 @@ class Scheduler:
         """The nodes where ``Framework.add_nominated_pods`` would add a pod for ``pod``'s Filter: pods
         nominated there of equal or higher priority, other than ``pod`` itself."""
         return frozenset(name for name, pods in self.state.nominated.items()
-                         if any(p.priority >= pod.priority and p.uid != pod.uid for p in pods))
+                         if any(filters_with(p, pod) for p in pods))
 
     def _prioritize_and_select(self, fwk: Framework, state: CycleState, pod: Pod, feasible: list[NodeInfo],
                                tr: CycleTrace, keep: bool) -> str | Status:
