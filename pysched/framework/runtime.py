@@ -52,6 +52,17 @@ def _out_of_range(name: str, values: list[int]) -> Status | None:
     return None
 
 
+def _beyond_range(arr: np.ndarray) -> bool:
+    """Some score outside [MIN_NODE_SCORE, MAX_NODE_SCORE]. For int64 arrays one reduction: seen as
+    unsigned, a negative value is larger than any score."""
+    if MIN_NODE_SCORE == 0 and arr.dtype == np.int64:
+        return int(_umax(arr.view(np.uint64))) > MAX_NODE_SCORE
+    return int(arr.max()) > MAX_NODE_SCORE or int(arr.min()) < MIN_NODE_SCORE
+
+
+_umax = np.maximum.reduce
+
+
 def plugin_fault(plugin: str, point: str, pod: Pod, exc: BaseException, node: str | None = None) -> Status:
     """A plugin that raised becomes an Error status naming the plugin, the pod and the node."""
     where = f" on node {node}" if node else ""
@@ -109,6 +120,8 @@ class Framework:
         self.pre_score: list[PreScorePlugin] = take("preScore", PreScorePlugin)
         self.score: list[ScorePlugin] = take("score", ScorePlugin)
         self.score_weights: dict[str, int] = {r.name: (r.weight or 1) for r in profile.enabled("score")}
+        # the largest total score a node can get (every plugin's range-checked score times its weight)
+        self.max_total_score = sum(abs(self.score_weights.get(p.name, 1)) for p in self.score) * MAX_NODE_SCORE
         self.reserve: list[ReservePlugin] = take("reserve", ReservePlugin)
         self.permit: list[PermitPlugin] = take("permit", PermitPlugin)
         self.pre_bind: list[PreBindPlugin] = take("preBind", PreBindPlugin)
@@ -360,7 +373,7 @@ class Framework:
                 arr, st = self._normalize_array(p, state, pod, nodes, arr)
                 if st is not None:
                     return out, st
-            if len(arr) and (int(arr.max()) > MAX_NODE_SCORE or int(arr.min()) < MIN_NODE_SCORE):
+            if len(arr) and _beyond_range(arr):
                 return out, _out_of_range(name, arr.tolist())
             weight = self.score_weights.get(name, 1)
             out[name] = arr * weight if weight != 1 else arr

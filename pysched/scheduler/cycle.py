@@ -27,7 +27,7 @@ from pysched.plugins.volumebinding import TRACE_KEY as VOLUME_BINDING_KEY
 from pysched.scheduler.fastfilter import filter_matrix, find_feasible
 from pysched.scheduler.trace import CycleTrace, Outcome
 from pysched.snapshot.cluster import ClusterState
-from pysched.snapshot.columns import feasible_rows
+from pysched.snapshot.columns import NodeColumns, feasible_rows
 from pysched.snapshot.nodeinfo import NodeInfo
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
@@ -286,7 +286,7 @@ class Scheduler:
             arrays, st = fwk.run_score_arrays(state, pod, feasible)
             if st is not None:
                 return st
-            return self._select_host_batched(state, feasible, arrays, bool(fwk.score))
+            return self._select_host_batched(state, feasible, arrays, bool(fwk.score), fwk.max_total_score)
         per_plugin, st = fwk.run_score(state, pod, feasible)
         if st is not None:
             return st
@@ -314,16 +314,29 @@ class Scheduler:
         return self._select_host([NodeScore(n, t) for n, t in zip(names, totals, strict=True)])
 
     def _select_host_batched(self, state: CycleState, feasible: list[NodeInfo], arrays: dict[str, np.ndarray],
-                             scored: bool) -> str:
+                             scored: bool, most: int = 0) -> str:
+        """The host ``_select_host`` picks, from the weighted score arrays: the highest total, ties to the
+        smallest name (or at random). ``most``: an upper bound of any total (every plugin's weight times
+        MaxNodeScore), 0 when unknown."""
         hit = feasible_rows(state, feasible)
+        totals: np.ndarray | None = None
         if scored and arrays:
             vals = iter(arrays.values())
             totals = next(vals).copy()
             for a in vals:
                 totals += a
-            best = np.flatnonzero(totals == totals.max())
-        else:
-            best = np.arange(len(feasible))  # every node scores 1 (or 0 from every plugin): all tie
+        if hit is not None and self.options.tie_break == "name":
+            # One argmax over total * n + (n - 1 - name rank): the highest total, then the smallest name.
+            # Totals are in [0, most] (each array was range-checked before weighting), so nothing overflows.
+            cols, rows = hit
+            below = name_rank_below(cols)[rows]
+            if totals is None:
+                return str(cols.names_arr[rows[int(below.argmax())]])
+            if 0 < most < (1 << 62) // max(cols.n, 1):
+                totals *= cols.n
+                totals += below
+                return str(cols.names_arr[rows[int(totals.argmax())]])
+        best = np.flatnonzero(totals == totals.max()) if totals is not None else np.arange(len(feasible))
         if hit is not None:
             tied = hit[0].names_arr[hit[1][best]].tolist()
         else:
@@ -520,6 +533,21 @@ class Scheduler:
         tr.error = st.message()
         tr.message = st.message()
         return tr
+
+
+_NAME_RANK = ("cycle", "name-rank-below")
+
+
+def name_rank_below(cols: NodeColumns) -> np.ndarray:
+    """Per node row, how many node names sort after its own (``n - 1 -`` its rank in name order): the
+    larger, the smaller the name. Names never change in one set of columns, so it is built once."""
+    below = cols.masks.get(_NAME_RANK)
+    if below is None:
+        order = sorted(range(cols.n), key=cols.names_arr.__getitem__)
+        below = np.empty(cols.n, dtype=np.int64)
+        below[np.array(order, dtype=np.int64)] = np.arange(cols.n - 1, -1, -1, dtype=np.int64)
+        cols.masks[_NAME_RANK] = below
+    return below
 
 
 def _duration(seconds: float) -> str:

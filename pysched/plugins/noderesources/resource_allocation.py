@@ -90,7 +90,7 @@ def _all_allocatable(cols: NodeColumns, kind: int) -> bool:
 class ResourceAllocationScorer:
     """Upstream ``resourceAllocationScorer``: gathers the per-resource vectors and applies a scorer."""
 
-    __slots__ = ("name", "pod_level", "resources", "scorer", "use_requested", "weights")
+    __slots__ = ("_checked", "_steps", "name", "pod_level", "resources", "scorer", "use_requested", "weights")
 
     def __init__(self, name: str, resources: Sequence[tuple[str, int]], scorer: VectorScorer,
                  use_requested: bool, pod_level: bool) -> None:
@@ -100,6 +100,11 @@ class ResourceAllocationScorer:
         self.scorer = scorer
         self.use_requested = use_requested
         self.pod_level = pod_level
+        # cpu and memory only (neither is ever left out of the plan): score_rows' steps, worked out once
+        self._steps: tuple[tuple[int, int, int], ...] | None = None  # (index, kind, weight)
+        if self.resources and all(_KIND.get(r, 3) < 2 for r in self.resources):
+            self._steps = tuple((i, _KIND[r], self.weights[i]) for i, r in enumerate(self.resources))
+        self._checked: NodeColumns | None = None  # columns where every row has every resource (allocatable > 0)
 
     def pod_requests(self, pod: Pod) -> list[int]:
         return pod_request_list(pod, self.resources, self.use_requested, self.pod_level)
@@ -131,6 +136,12 @@ class ResourceAllocationScorer:
     def score_rows(self, cols: NodeColumns, rows: np.ndarray, pod_requests: Sequence[int]) -> np.ndarray | None:
         """``score`` of the nodes at ``rows`` of the columns as one int64 array, for the default
         configurations (cpu and memory; LeastAllocated or balanced); None otherwise."""
+        steps = self._steps
+        if steps is not None and self._usable(cols):
+            if self.name == "LeastAllocated":
+                return self._least_allocated_rows(cols, rows, pod_requests, steps)
+            if self.scorer is balanced_scorer and len(steps) == 2:
+                return self._balanced_rows(cols, rows, pod_requests, steps)
         plan = self._plan(pod_requests)
         if not plan or not all(kind < 2 for _, kind, _, _ in plan):
             return None
@@ -227,6 +238,68 @@ class ResourceAllocationScorer:
         if weight_sum != 1:
             total //= weight_sum  # total >= 0, weight_sum > 0
         return total
+
+    def _usable(self, cols: NodeColumns) -> bool:
+        """Every row of ``cols`` has every resource of the steps, and the weights sum to more than 0: the
+        short forms below apply (asked once per set of columns)."""
+        if self._checked is cols:
+            return True
+        steps = self._steps
+        if steps is None or sum(w for _, _, w in steps) <= 0 or not all(_all_allocatable(cols, k) for _, k, _ in steps):
+            return False
+        self._checked = cols
+        return True
+
+    def _least_allocated_rows(self, cols: NodeColumns, rows: np.ndarray, pod_requests: Sequence[int],
+                              steps: tuple[tuple[int, int, int], ...]) -> np.ndarray:
+        """``_least_allocated_columns`` when ``_usable``: the same integer steps."""
+        total: np.ndarray | None = None
+        weight_sum = 0
+        for i, kind, w in steps:
+            if kind == 0:
+                a = cols.alloc_cpu[rows]
+                free = a - cols.nz_cpu[rows]
+            else:
+                a = cols.alloc_mem[rows]
+                free = a - cols.nz_mem[rows]
+            free -= pod_requests[i]
+            np.maximum(free, 0, out=free)  # requested > allocatable scores 0
+            free *= MAX_NODE_SCORE
+            free //= a  # non-negative operands: floor division is Go's
+            if w != 1:
+                free *= w
+            weight_sum += w
+            if total is None:
+                total = free
+            else:
+                total += free
+        assert total is not None
+        if weight_sum != 1:
+            total //= weight_sum  # total >= 0, weight_sum > 0
+        return total
+
+    def _balanced_rows(self, cols: NodeColumns, rows: np.ndarray, pod_requests: Sequence[int],
+                       steps: tuple[tuple[int, int, int], ...]) -> np.ndarray:
+        """``_balanced_columns`` when ``_usable``: the same float steps."""
+        (i0, k0, _), (i1, k1, _) = steps
+        f0 = self._fraction(cols, rows, k0, pod_requests[i0])
+        f0 -= self._fraction(cols, rows, k1, pod_requests[i1])
+        f0 /= 2
+        np.abs(f0, out=f0)
+        np.subtract(1, f0, out=f0)
+        f0 *= float(MAX_NODE_SCORE)
+        return f0.astype(np.int64)
+
+    @staticmethod
+    def _fraction(cols: NodeColumns, rows: np.ndarray, kind: int, pr: int) -> np.ndarray:
+        if kind == 0:
+            a, r = cols.alloc_cpu[rows], cols.req_cpu[rows]
+        else:
+            a, r = cols.alloc_mem[rows], cols.req_mem[rows]
+        r += pr
+        f = np.true_divide(r, a)  # each operand as float64, as float(r) / float(a)
+        np.minimum(f, 1.0, out=f)
+        return f
 
     def _least_allocated_general(self, cols: NodeColumns, rows: np.ndarray, plan: list) -> np.ndarray:
         """The same with nodes whose allocatable is 0 (such a resource takes no part in their score)."""

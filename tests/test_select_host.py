@@ -1,0 +1,52 @@
+"""The batched host choice (``Scheduler._select_host_batched``: one argmax over the weighted score arrays
+and the nodes' name ranks) picks the node the per-node choice (``_select_host``: highest total, ties to
+the smallest name) picks, for any names, window order, scores and weights."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+from hypothesis import given, settings, strategies as st
+
+from pysched.framework.cycle_state import CycleState
+from pysched.framework.interface import MAX_NODE_SCORE, NodeScore
+from pysched.scheduler.cycle import CycleOptions, Scheduler
+from pysched.snapshot.columns import ROWS_KEY, NodeColumns
+from tests.builders import cluster_state, make_node
+
+names = st.lists(st.text(alphabet="ab-0z9", min_size=1, max_size=4), min_size=1, max_size=14, unique=True)
+
+
+@settings(max_examples=80, deadline=None)
+@given(names, st.data())
+def test_batched_choice_is_the_per_node_choice(node_names: list[str], data: st.DataObject) -> None:
+    cols = NodeColumns(cluster_state([make_node(n) for n in node_names], []))
+    n = cols.n
+    rows = np.array(data.draw(st.permutations(range(n)))[:data.draw(st.integers(1, n))], dtype=np.int64)
+    feasible = cols.infos_arr[rows].tolist()
+    weights = data.draw(st.lists(st.integers(1, 5), max_size=4))
+    top = data.draw(st.sampled_from([1, 3, MAX_NODE_SCORE]))  # few distinct values: many ties
+    arrays = {f"p{i}": np.array(data.draw(st.lists(st.integers(0, top), min_size=len(rows), max_size=len(rows))),
+                                dtype=np.int64) * w for i, w in enumerate(weights)}
+    totals = [sum(int(a[k]) for a in arrays.values()) for k in range(len(rows))] if arrays else [1] * len(rows)
+    sched = Scheduler(None, CycleOptions())  # type: ignore[arg-type]
+    want = sched._select_host([NodeScore(ni.name, t) for ni, t in zip(feasible, totals, strict=True)])
+    state = CycleState()
+    state.write(ROWS_KEY, (feasible, rows, cols))
+    most = sum(weights) * MAX_NODE_SCORE
+    assert sched._select_host_batched(state, feasible, dict(arrays), bool(weights), most) == want
+    # an unknown bound takes the general form: the same node
+    assert sched._select_host_batched(state, feasible, dict(arrays), bool(weights), 0) == want
+
+
+def test_random_tie_break_still_draws_among_the_tied_nodes() -> None:
+    cols = NodeColumns(cluster_state([make_node(n) for n in ("c", "a", "b")], []))
+    rows = np.array([0, 1, 2], dtype=np.int64)
+    feasible = cols.infos_arr[rows].tolist()
+    state = CycleState()
+    state.write(ROWS_KEY, (feasible, rows, cols))
+    arrays = {"p": np.array([5, 5, 1], dtype=np.int64)}
+    picks = {Scheduler(None, CycleOptions(tie_break="random", rng=random.Random(seed)))  # type: ignore[arg-type]
+             ._select_host_batched(state, feasible, dict(arrays), True, MAX_NODE_SCORE) for seed in range(40)}
+    assert picks == set(cols.names_arr[:2].tolist())
