@@ -11,8 +11,10 @@ from pysched.plugins.noderesources.resource_allocation import (
     ResourceAllocationScorer,
     balanced_scorer,
     least_allocated_scorer,
+    pod_request_list,
 )
 from pysched.snapshot.columns import NodeColumns
+from tests.builders import make_pod
 from tests.test_batch_protocol import build, node_spec, pod_spec
 
 
@@ -34,3 +36,32 @@ def test_column_scores_equal_the_per_node_scores(nodes: list[dict], pod_d: dict,
         assert got is not None
         want = [scorer.score(infos[i], reqs)[0] for i in rows.tolist()]
         assert got.tolist() == want, scorer.name
+
+
+_amount = st.sampled_from([None, "0", "100m", "1", "250Mi", "2Gi"])
+_container = st.fixed_dictionaries({"cpu": _amount, "memory": _amount})
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_container, min_size=1, max_size=3), st.lists(st.tuples(_container, st.booleans()), max_size=3),
+       st.one_of(st.none(), _container), st.one_of(st.none(), _container),
+       st.sampled_from([[("cpu", 1), ("memory", 1)], [("memory", 2)], [("cpu", 3)], [("memory", 1), ("cpu", 1)]]))
+def test_pod_requests_equal_the_request_list(containers: list[dict], inits: list[tuple[dict, bool]],
+                                             pod_level: dict | None, overhead: dict | None,
+                                             resources: list[tuple[str, int]]) -> None:
+    """The scorers' pod requests (taken from what the parser derived) equal upstream's
+    calculatePodResourceRequestList worked out from the containers, for both scorers' settings."""
+    b = make_pod("p")
+    for c in containers:
+        b = b.container({k: v for k, v in c.items() if v is not None})
+    for c, sidecar in inits:
+        b = b.init({k: v for k, v in c.items() if v is not None}, sidecar=sidecar)
+    if pod_level is not None and any(v is not None for v in pod_level.values()):
+        b = b.pod_req({k: v for k, v in pod_level.items() if v is not None})
+    if overhead is not None and any(v is not None for v in overhead.values()):
+        b = b.overhead({k: v for k, v in overhead.items() if v is not None})
+    pod = b.pod()
+    for use_requested, level in ((False, False), (True, True)):
+        scorer = ResourceAllocationScorer(LEAST_ALLOCATED, resources, least_allocated_scorer([1] * len(resources)),
+                                          use_requested=use_requested, pod_level=level)
+        assert scorer.pod_requests(pod) == pod_request_list(pod, scorer.resources, use_requested, level)

@@ -107,6 +107,17 @@ class ResourceAllocationScorer:
         self._checked: NodeColumns | None = None  # columns where every row has every resource (allocatable > 0)
 
     def pod_requests(self, pod: Pod) -> list[int]:
+        steps = self._steps
+        if steps is not None:
+            # cpu and memory only: the sums the parser already derived (``derive_pod``). With requests as
+            # given and pod-level requests counted they are PodRequests (``pod.requests``); with the
+            # non-zero defaults and pod-level requests left out they are the non-zero requests, unless
+            # the pod has pod-level requests (then derived with them).
+            if self.use_requested and self.pod_level:
+                r = pod.requests
+                return [r.milli_cpu if kind == 0 else r.memory for _, kind, _ in steps]
+            if not self.use_requested and not self.pod_level and not pod.pod_level_requests_set():
+                return [pod.non0_cpu if kind == 0 else pod.non0_mem for _, kind, _ in steps]
         return pod_request_list(pod, self.resources, self.use_requested, self.pod_level)
 
     def score(self, node: NodeInfo, pod_requests: Sequence[int]) -> tuple[int, Status | None]:
