@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import functools
+import gc
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from pysched import K8S_VERSION
@@ -92,6 +94,32 @@ class SimulationResult:
         return out
 
 
+GEN0_DURING_RUN = 100_000
+
+
+@contextmanager
+def collections_spaced() -> Iterator[None]:
+    """The cyclic garbage collector's first generation enlarged while pods are scheduled, then, after a
+    large load froze the cluster (``snapshot.loader.collector_paused``), what the run built frozen too.
+
+    Cycles make next to no cyclic garbage (18 objects in the 10,000 cycles of the basic perf snapshot),
+    but the traces and statuses they keep trigger a collection every 700 allocations, and the older
+    generations are walked again and again (about 0.06 s CPU on that snapshot), then once more while
+    the output is built (about 0.08 s). Garbage cycles are still collected, every 100,000 allocations;
+    frozen ones only when the next load unfreezes. Thresholds set by the caller are left alone."""
+    old = gc.get_threshold()
+    if old[0] >= GEN0_DURING_RUN or not gc.isenabled():
+        yield
+        return
+    gc.set_threshold(GEN0_DURING_RUN, *old[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
+    if gc.get_freeze_count():
+        gc.freeze()
+
+
 def unsupported_reason(pod: Pod) -> str | None:
     """Pods whose plugins are not simulated yet are reported, never silently placed (none left: pods with
     resource claims are simulated by DynamicResources)."""
@@ -158,6 +186,10 @@ class Simulation:
         return [i.pod for i in infos], not_simulated, ignored
 
     def run(self, progress: Callable[[int, int], None] | None = None) -> SimulationResult:
+        with collections_spaced():
+            return self._run(progress)
+
+    def _run(self, progress: Callable[[int, int], None] | None) -> SimulationResult:
         queue, not_simulated, ignored = self._queue()
         cycles: list[CycleTrace] = []
         bindings: dict[str, str] = {}
