@@ -67,6 +67,19 @@ class BatchVerdict:
         return self.statuses_of(np.array([row], dtype=np.int64))[0]
 
 
+_EVERY_ROW = ("batch", "every row passes")
+
+
+def every_row_passes(cols: NodeColumns) -> np.ndarray:
+    """The ``ok`` of a verdict that rejects no node: one shared read-only array per set of columns, so
+    that the batched Filter can tell it apart (``ok is every_row_passes(cols)``) and skip it."""
+    ok = cols.masks.get(_EVERY_ROW)
+    if ok is None:
+        ok = cols.masks[_EVERY_ROW] = np.ones(cols.n, dtype=bool)
+        ok.flags.writeable = False
+    return ok
+
+
 def template_statuses(kinds: np.ndarray, make: Callable[[int], Status], cache: dict[int, Status]) -> list[Status]:
     """One shared Status per distinct ``kinds`` value (built by ``make`` once, kept in ``cache``), listed
     per entry of ``kinds``."""

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
-
-from pysched.framework.batch import BatchVerdict
+from pysched.framework.batch import BatchVerdict, every_row_passes
 from pysched.framework.cycle_state import CycleState
 from pysched.framework.interface import FilterPlugin, Handle
 from pysched.framework.status import Status
@@ -30,7 +28,7 @@ class NodeName(FilterPlugin):
 
     def batch_filter(self, state: CycleState, pod: Pod, cols: NodeColumns) -> BatchVerdict:
         if not pod.node_name:
-            return BatchVerdict(np.ones(cols.n, dtype=bool), lambda rows: [])
+            return BatchVerdict(every_row_passes(cols), lambda rows: [])
         ok = cols.names_arr == pod.node_name
         st = Status.unresolvable(ERR_REASON)  # one shared Status for every other node
         return BatchVerdict(ok, lambda rows: [st] * len(rows))

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pysched.framework.batch import BatchVerdict
+from pysched.framework.batch import BatchVerdict, every_row_passes
 from pysched.framework.cycle_state import CycleState
 from pysched.framework.interface import NodeToStatus
 from pysched.framework.runtime import Framework, plugin_fault, plugin_filter
@@ -96,6 +96,7 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
         return None
     cols = columns_for(cluster)
     skip = state.skip_filter_plugins
+    everyone = every_row_passes(cols)
     mask: np.ndarray | None = None
     verdicts: list[tuple[int, str, BatchVerdict]] = []
     rest: list[tuple[int, object]] = []
@@ -105,11 +106,18 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
         v = batch_verdict(p, state, pod, cols)
         if v is None:
             rest.append((at, p))
+            continue
+        verdicts.append((at, p.name, v))
+        if v.ok is everyone:
+            continue  # rejects no row: nothing to combine
+        if mask is None:
+            mask = v.ok.copy()
         else:
-            verdicts.append((at, p.name, v))
-            mask = v.ok.copy() if mask is None else mask & v.ok
-    if mask is None:
+            np.logical_and(mask, v.ok, out=mask)
+    if not verdicts:
         return None  # no plugin has a verdict: the per-node loop is as fast
+    if mask is None:
+        mask = everyone.copy()
     nominated_rows = {cols.index[name] for name in nominated if name in cols.index}
     if not rest and not nominated_rows:
         # the window in rotated order (position p is row (start + p) % n)

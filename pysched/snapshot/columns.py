@@ -38,6 +38,8 @@ class NodeColumns:
         self.alloc_cpu, self.alloc_mem, self.alloc_eph, self.alloc_pods = z.copy(), z.copy(), z.copy(), z.copy()
         self.req_cpu, self.req_mem, self.req_eph, self.num_pods = z.copy(), z.copy(), z.copy(), z.copy()
         self.nz_cpu, self.nz_mem = z.copy(), z.copy()
+        # allocatable - requested, kept with the rows (NodeResourcesFit's batched Filter reads them)
+        self.free_cpu, self.free_mem, self.free_eph, self.free_pods = z.copy(), z.copy(), z.copy(), z.copy()
         for i, ni in enumerate(infos):
             a = ni.allocatable
             self.alloc_cpu[i], self.alloc_mem[i], self.alloc_eph[i] = a.milli_cpu, a.memory, a.ephemeral_storage
@@ -49,8 +51,11 @@ class NodeColumns:
 
     def _read(self, i: int, ni: NodeInfo) -> None:
         r = ni.requested
+        a = ni.allocatable
         self.req_cpu[i], self.req_mem[i], self.req_eph[i] = r.milli_cpu, r.memory, r.ephemeral_storage
-        self.num_pods[i] = len(ni.pods)
+        self.num_pods[i] = pods = len(ni.pods)
+        self.free_cpu[i], self.free_mem[i] = a.milli_cpu - r.milli_cpu, a.memory - r.memory
+        self.free_eph[i], self.free_pods[i] = a.ephemeral_storage - r.ephemeral_storage, a.allowed_pod_number - pods
         nz = ni.non_zero_requested
         self.nz_cpu[i], self.nz_mem[i] = nz.milli_cpu, nz.memory
         if self._scalar:

@@ -173,15 +173,16 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlug
         req = state.read(PRE_FILTER_STATE_KEY)
         if req is None:
             return None
-        # (reason, free amount per row, allocatable per row, the pod's request); the pods check first
+        # (reason, free amount per row, allocatable per row, the pod's request); the pods check first. The
+        # free amounts are copies: the rejected rows' statuses describe the nodes at verdict time.
         checks: list[tuple[str, np.ndarray, np.ndarray | None, int]] = [
-            (REASON_TOO_MANY_PODS, cols.alloc_pods - cols.num_pods, None, 1)]
+            (REASON_TOO_MANY_PODS, cols.free_pods.copy(), None, 1)]
         if req.milli_cpu > 0:
-            checks.append(("Insufficient cpu", cols.alloc_cpu - cols.req_cpu, cols.alloc_cpu, req.milli_cpu))
+            checks.append(("Insufficient cpu", cols.free_cpu.copy(), cols.alloc_cpu, req.milli_cpu))
         if req.memory > 0:
-            checks.append(("Insufficient memory", cols.alloc_mem - cols.req_mem, cols.alloc_mem, req.memory))
+            checks.append(("Insufficient memory", cols.free_mem.copy(), cols.alloc_mem, req.memory))
         if req.ephemeral_storage > 0:
-            checks.append(("Insufficient ephemeral-storage", cols.alloc_eph - cols.req_eph, cols.alloc_eph,
+            checks.append(("Insufficient ephemeral-storage", cols.free_eph.copy(), cols.alloc_eph,
                            req.ephemeral_storage))
         for name, q in req.scalar.items():
             if q == 0:
