@@ -135,3 +135,89 @@ def test_nominated_nodes_are_judged_inside_the_batched_window(tmp_path: Path,
     assert fast == reference, _first_difference(fast, reference)
     assert sum(1 for c in cycles if c.outcome == "Nominated") >= 1
     assert calls["batched with nominated nodes"] >= 10, calls
+
+
+# --------------------------------------------------------------------------- dry runs of the Filter's tail
+
+
+def _preemption_statuses(cycles: list) -> list:
+    """Every dry run's outcome per node, as the traces, explain and the summary read them."""
+    out = []
+    for c in cycles:
+        d = c.preemption
+        if d is None:
+            continue
+        out.append((c.pass_no, c.pod, d.potential_nodes, [(x.node, [v.key for v in x.victims], x.num_pdb_violations)
+                                                          for x in d.candidates],
+                    {n: (st.code, st.plugin, st.reasons) for n, st in d.node_statuses.items()}))
+    return out
+
+
+def _spread_snapshot(tmp_path: Path) -> Path:
+    """Zones z0 and z1 hold web pods and one db pod per node (high priority on even nodes, low on odd ones)
+    beside a low-priority filler; z2 is full (a high-priority pod, a low-priority filler). Pending: web pods spread over zones
+    (PodTopologySpread rejects z0/z1, removing victims never helps) and pods avoiding db pods per host
+    (InterPodAffinity rejects every node; removing a low-priority db pod helps)."""
+    def pod(name: str, prio: int, cpu: str, labels: dict[str, str], on: str = "", **spec: Any) -> dict:
+        status = {"phase": "Running", "startTime": "2026-01-01T00:00:00Z"} if on else {"phase": "Pending"}
+        body: dict[str, Any] = {"priority": prio, "containers": [
+            {"name": "c", "image": "x", "resources": {"requests": {"cpu": cpu}}}], **spec}
+        if on:
+            body["nodeName"] = on
+        return {"apiVersion": "v1", "kind": "Pod", "spec": body, "status": status,
+                "metadata": {"name": name, "namespace": "default", "uid": name, "labels": labels,
+                             "creationTimestamp": "2026-01-01T00:00:00Z"}}
+
+    items: list[dict] = []
+    for i in range(24):
+        n, zone = f"n{i:02}", f"z{i // 8}"
+        items.append({"apiVersion": "v1", "kind": "Node", "metadata": {"name": n, "labels": {
+            "kubernetes.io/hostname": n, "topology.kubernetes.io/zone": zone}},
+            "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}})
+        if zone == "z2":
+            items.append(pod(f"full-{i}", 2000, "3", {"app": "other"}, n))
+            items.append(pod(f"filler-{i}", 1, "1", {}, n))
+            continue
+        items.append(pod(f"web-{i}", 1 if i % 4 == 0 else 1000, "1", {"app": "web"}, n))
+        items.append(pod(f"db-{i}", 1000 if i % 2 == 0 else 1, "1", {"app": "db"}, n))
+        items.append(pod(f"filler-{i}", 1, "1", {}, n))
+    spread = [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule",
+               "labelSelector": {"matchLabels": {"app": "web"}}}]
+    anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": "db"}}}]}}
+    for k in range(6):
+        items.append(pod(f"spread-{k}", 500, "500m", {"app": "web"}, topologySpreadConstraints=spread))
+        items.append(pod(f"avoid-{k}", 600, "500m", {"app": "b"}, affinity=anti))
+    path = tmp_path / "spread.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    return path
+
+
+@pytest.mark.parametrize("batched", [True, False], ids=["batched", "reference"])
+def test_tail_dry_runs_give_the_full_dry_runs_statuses(batched: bool, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A node rejected by PodTopologySpread or InterPodAffinity is dry-run with only RemovePod and those
+    plugins' Filter: the same statuses and candidates per node, the same --trace JSON, as the full dry
+    run (copied node and state, every Filter plugin) on every node."""
+    path = _spread_snapshot(tmp_path)
+    runs = {}
+    taken: Counter[str] = Counter()
+    real = dp.DefaultPreemption._tail_dry_run
+
+    def spy(self: dp.DefaultPreemption, *args: Any) -> Any:
+        st = real(self, *args)
+        taken["rejected" if st is not None else "passed"] += 1
+        return st
+
+    for tail in (True, False):
+        with monkeypatch.context() as m:
+            if tail:
+                m.setattr(dp.DefaultPreemption, "_tail_dry_run", spy)
+            else:
+                m.setattr(dp.DefaultPreemption, "_tail_filters", lambda self, state: None)
+            result = Simulation(load_snapshot([str(path)]), CONFIG, REGISTRY,
+                                SimulationOptions(trace=True, batched=batched)).run()
+        runs[tail] = (json.dumps(result.to_dict(), sort_keys=True), _preemption_statuses(result.cycles))
+    assert runs[True][1] == runs[False][1]
+    assert runs[True][0] == runs[False][0]
+    assert taken["rejected"] >= 40 and taken["passed"] >= 5, taken

@@ -204,9 +204,10 @@ class NodeToStatus:
 
     def nodes_for_code(self, nodes: list[NodeInfo], code: Any) -> list[NodeInfo]:
         """Nodes whose status (explicit, else absent) has ``code``, in the given order."""
-        if self.absent.code == code:
-            return [n for n in nodes if self.statuses.get(n.name, self.absent).code == code]
-        return [n for n in nodes if n.name in self.statuses and self.statuses[n.name].code == code]
+        statuses, absent = self.statuses, self.absent
+        if absent.code == code:
+            return [n for n in nodes if statuses.get(n.name, absent).code == code]
+        return [n for n in nodes if n.name in statuses and statuses[n.name].code == code]
 
 
 class PreEnqueuePlugin(Plugin):

@@ -27,6 +27,14 @@ from pysched.snapshot.nodeinfo import NodeInfo
 NAME = "DefaultPreemption"
 INT32_OFFSET = 2**31
 
+# Filter plugins that pass at least as easily on a node with fewer pods (they read the node and its pods,
+# nothing RemovePod changes); when one passed with every pod in place it passes once the victims are gone.
+PASS_WITHOUT_PODS = frozenset({"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts",
+                               "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding",
+                               "VolumeZone"})
+# Plugins whose RemovePod and Filter read the node object (labels, taints), never the pods on it.
+NODE_OBJECT_ONLY = frozenset({"PodTopologySpread", "InterPodAffinity"})
+
 
 @dataclass(slots=True)
 class Candidate:
@@ -240,13 +248,25 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
         non_violating: list[Candidate] = []
         violating: list[Candidate] = []
         prio = pod.priority
+        no_victims = no_victims_status()  # one object for every node without victims (read-only)
+        tail = self._tail_filters(state)
+        explicit = statuses.statuses
+        nominated = self.handle.snapshot.nominated_pods_for
         for i in range(len(potential)):
             original = potential[(offset + i) % len(potential)]
             if not any(p.priority < prio for p in original.pods):
                 # nothing to evict: the dry run would end before touching the node or the state, so
                 # neither is copied (on a full cluster most nodes hold only pods of equal or higher priority)
-                node_statuses.set(original.name, no_victims_status())
+                node_statuses.set(original.name, no_victims)
                 continue
+            if tail is not None:
+                st0 = explicit.get(original.name)
+                if (st0 is not None and st0.code == Code.Unschedulable and st0.plugin in tail[0]
+                        and not nominated(original.name)):
+                    st = self._tail_dry_run(state.clone(), pod, original, tail[1])
+                    if st is not None:
+                        node_statuses.set(original.name, st)
+                        continue
             node = original.clone()
             victims, violations, st = self.select_victims_on_node(state.clone(), pod, node, pdbs)
             if st is None and victims:
@@ -261,6 +281,40 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
                 st = Status.as_error(f'expected at least one victim pod on node "{node.name}"')
             node_statuses.set(node.name, st)
         return non_violating + violating, node_statuses
+
+    def _tail_filters(self, state: CycleState) -> tuple[frozenset[str], list] | None:
+        """When this cycle's Filter plugins split into a head that only passes more easily once pods
+        leave a node and a tail that reads nothing of a node but its object: the tail's names and its
+        (name, filter) pairs in order. None: every dry run goes the full way."""
+        fwk = self.handle.framework
+        if self.handle.extenders:
+            return None  # an extender's Filter statuses name no plugin this reasoning covers
+        skip = state.skip_filter_plugins
+        if any(p.name not in NODE_OBJECT_ONLY for p in fwk.pre_filter_with_extensions if p.name not in skip):
+            return None
+        active = [p for p in fwk.filter if p.name not in skip]
+        k = 0
+        while k < len(active) and active[k].name in PASS_WITHOUT_PODS:
+            k += 1
+        if k == len(active) or any(p.name not in NODE_OBJECT_ONLY for p in active[k:]):
+            return None
+        return frozenset(p.name for p in active[k:]), [(p.name, p.filter) for p in active[k:]]
+
+    def _tail_dry_run(self, state: CycleState, pod: Pod, node: NodeInfo, tail: list) -> Status | None:
+        """The dry run of a node whose Filter status came from a tail plugin (so every head plugin passed
+        with all its pods there, and passes without the victims): RemovePod of every lower-priority pod,
+        then the tail's Filter only, on the node itself (tail plugins read its labels and taints, not its
+        pods). The status the full dry run would end with, or None when the tail passes (the node may be
+        a candidate: the caller runs the full dry run)."""
+        fwk = self.handle.framework
+        prio = pod.priority
+        for p in node.pods:
+            if p.priority < prio:
+                st = fwk.run_pre_filter_remove_pod(state, pod, p, node)
+                if st is not None:
+                    return st
+        state.active_filters = tail
+        return fwk.run_filter(state, pod, node)
 
     def select_victims_on_node(self, state: CycleState, pod: Pod, node: NodeInfo,
                                pdbs: list[PodDisruptionBudget]) -> tuple[list[Pod], int, Status | None]:
