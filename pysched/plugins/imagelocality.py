@@ -88,9 +88,20 @@ class ImageLocality(ScorePlugin):
         names is one column (per image name its scaled score, summed over the pod's containers and
         clamped as arrays), built the first time a pod with that list is scored, then looked up."""
         total = self.handle.snapshot.num_nodes() if self.handle is not None else 1
-        names = tuple(normalized_image_name(c.image) for c in pod.init_containers + pod.containers)
-        if total == 0 or not names:
+        # looked up by the images as written (normalizing them is the costlier step); the column itself
+        # is built once per normalized list
+        raw = tuple([c.image for c in pod.init_containers] + [c.image for c in pod.containers]) \
+            if pod.init_containers else tuple([c.image for c in pod.containers])
+        if total == 0 or not raw:
             return None
+        as_written = (NAME, "as written", raw, total)
+        col = cols.masks.get(as_written)
+        if col is None:
+            col = cols.masks[as_written] = self._priority_column(cols, tuple(map(normalized_image_name, raw)), total)
+        return col[rows]
+
+    @staticmethod
+    def _priority_column(cols: NodeColumns, names: tuple[str, ...], total: int) -> np.ndarray:
         key = (NAME, "priority", names, total)
         col = cols.masks.get(key)
         if col is None:
@@ -101,7 +112,7 @@ class ImageLocality(ScorePlugin):
             np.clip(s, MIN_THRESHOLD, max_threshold, out=s)
             # both operands are non-negative here, so floor division is Go's truncating one
             col = cols.masks[key] = MAX_NODE_SCORE * (s - MIN_THRESHOLD) // (max_threshold - MIN_THRESHOLD)
-        return col[rows]
+        return col
 
     @staticmethod
     def _scores(nodes: list[NodeInfo], names: list[str], count: int, total: int) -> list[int]:
