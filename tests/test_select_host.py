@@ -12,7 +12,6 @@ from hypothesis import given, settings, strategies as st
 from pysched.framework.cycle_state import CycleState
 from pysched.framework.interface import MAX_NODE_SCORE, NodeScore
 from pysched.scheduler.cycle import CycleOptions, Scheduler
-from pysched.scheduler.fastfilter import window_infos
 from pysched.snapshot.columns import ROWS_KEY, NodeColumns
 from tests.builders import cluster_state, make_node
 
@@ -51,19 +50,3 @@ def test_random_tie_break_still_draws_among_the_tied_nodes() -> None:
     picks = {Scheduler(None, CycleOptions(tie_break="random", rng=random.Random(seed)))  # type: ignore[arg-type]
              ._select_host_batched(state, feasible, dict(arrays), True, MAX_NODE_SCORE) for seed in range(40)}
     assert picks == set(cols.names_arr[:2].tolist())
-
-
-@settings(max_examples=150, deadline=None)
-@given(st.lists(st.booleans(), min_size=1, max_size=40), st.data())
-def test_window_infos_are_the_gathered_rows(mask: list[bool], data: st.DataObject) -> None:
-    """The batched Filter's feasible list (slices of the node list when few rejected nodes lie in the
-    window) equals the rows gathered one by one, for any start, mask and count."""
-    cols = NodeColumns(cluster_state([make_node(f"n{i:02d}") for i in range(len(mask))], []))
-    n = cols.n
-    start = data.draw(st.integers(0, n - 1))
-    ok = np.array(mask, dtype=bool)
-    passed = np.concatenate((ok[start:], ok[:start]))
-    hits = passed.nonzero()[0][:data.draw(st.integers(0, n))]
-    rows = hits + start
-    rows[rows >= n] -= n
-    assert window_infos(cols, passed, start, hits, rows) == cols.infos_arr[rows].tolist()

@@ -84,39 +84,6 @@ def _first_rejections(verdicts: list[tuple[int, str, BatchVerdict]], rows: np.nd
     return pos, out.tolist()
 
 
-MAX_GAPS = 8
-
-
-def window_infos(cols: NodeColumns, passed: np.ndarray, start: int, hits: np.ndarray,
-                 rows: np.ndarray) -> list[NodeInfo]:
-    """The node infos at the window positions ``hits`` (ascending positions of ``passed``, the mask in
-    window order: position p is row ``rows``' (start + p) % n), i.e. ``cols.infos_arr[rows].tolist()``.
-    When few rejected nodes lie among them the list is a few slices of ``cols.infos`` instead."""
-    k = len(hits)
-    if k == 0:
-        return []
-    last = int(hits[-1])
-    if last + 1 - k > MAX_GAPS:  # many rejected positions in between: one gather
-        return cols.infos_arr[rows].tolist()
-    gaps = np.flatnonzero(~passed[:last + 1]).tolist() if last + 1 > k else []
-    infos = cols.infos
-    n = len(infos)
-    out: list[NodeInfo] = []
-    a = 0
-    for g in [*gaps, last + 1]:  # each run of passing positions [a, g): rows from (start + a) % n on
-        if g > a:
-            first, count = start + a, g - a
-            if first >= n:
-                first -= n
-            if first + count <= n:
-                out += infos[first:first + count]
-            else:
-                out += infos[first:]
-                out += infos[:first + count - n]
-        a = g + 1
-    return out
-
-
 def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod: Pod, statuses: NodeToStatus,
                   start: int, to_find: int, nominated: frozenset[str] = frozenset()) -> list[NodeInfo] | None:
     """The feasible nodes of the window over every node, the rejected ones' statuses set in window order;
@@ -173,7 +140,7 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
                 into.update(zip(cols.names_arr[rejected].tolist(), sts, strict=True))
 
             statuses.defer(n_rejected, fill)
-        feasible: list[NodeInfo] = window_infos(cols, passed, start, hits, rows)
+        feasible: list[NodeInfo] = cols.infos_arr[rows].tolist()
         state.write(ROWS_KEY, (feasible, rows, cols))
         return feasible
     order = np.arange(start, start + n, dtype=np.int64)
