@@ -35,6 +35,7 @@ def test_floats_and_non_string_keys_keep_the_standard_notation() -> None:
 
 def test_invisible_characters_escaped() -> None:
     assert to_json({"name": "a\x7fb\u202ec"}) == '{\n  "name": "a\\u007fb\\u202ec"\n}\n'
+    assert to_json({"name": "a\x7fb"}) == '{\n  "name": "a\\u007fb"\n}\n'  # DEL alone: ASCII text too
 
 
 @settings(max_examples=300, deadline=None)

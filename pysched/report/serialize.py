@@ -14,6 +14,7 @@ _INVISIBLE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\
 
 
 _ORJSON_OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
+_SCALARS = frozenset((str, int, bool, type(None)))  # types _plain needs not look into
 
 
 def to_json(data: Any) -> str:
@@ -31,12 +32,16 @@ def to_json(data: Any) -> str:
 
 
 def _escape_invisible(text: str) -> str:
-    # outside strings JSON has only ASCII, so these can only be inside strings: same value, escaped
+    # outside strings JSON has only ASCII, so these can only be inside strings: same value, escaped.
+    # Every one of them but DEL is beyond ASCII: ASCII text without DEL (the usual case) has none.
+    if text.isascii() and "\x7f" not in text:
+        return text
     return _INVISIBLE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text) if _INVISIBLE.search(text) else text
 
 
 def _plain(data: Any) -> bool:
     """No float written with an exponent (or NaN/inf) and no non-string key anywhere in ``data``."""
+    scalars = _SCALARS
     stack = [data]
     while stack:
         v = stack.pop()
@@ -45,14 +50,20 @@ def _plain(data: Any) -> bool:
             for k in v:
                 if type(k) is not str:
                     return False
-            stack.extend(v.values())
+            items = v.values()
         elif t is list or t is tuple:
-            stack.extend(v)
+            items = v
         elif t is float:
             if v != 0.0 and not (1e-4 <= abs(v) < 1e16):  # also False for NaN
                 return False
+            continue
         elif isinstance(v, float):
             return False
+        else:
+            continue
+        for x in items:  # scalars are judged here; only containers and floats go on the stack
+            if type(x) not in scalars:
+                stack.append(x)
     return True
 
 
