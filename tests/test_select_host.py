@@ -1,6 +1,7 @@
 """The batched host choice (``Scheduler._select_host_batched``: one argmax over the weighted score arrays
 and the nodes' name ranks) picks the node the per-node choice (``_select_host``: highest total, ties to
-the smallest name) picks, for any names, window order, scores and weights."""
+the smallest name) picks, for any names, window order, scores and weights; and the range check every
+plugin's score array goes through on that path."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from pysched.framework.cycle_state import CycleState
-from pysched.framework.interface import MAX_NODE_SCORE, NodeScore
+from pysched.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore
+from pysched.framework.runtime import _beyond_range
 from pysched.scheduler.cycle import CycleOptions, Scheduler
 from pysched.snapshot.columns import ROWS_KEY, NodeColumns
 from tests.builders import cluster_state, make_node
@@ -50,3 +52,16 @@ def test_random_tie_break_still_draws_among_the_tied_nodes() -> None:
     picks = {Scheduler(None, CycleOptions(tie_break="random", rng=random.Random(seed)))  # type: ignore[arg-type]
              ._select_host_batched(state, feasible, dict(arrays), True, MAX_NODE_SCORE) for seed in range(40)}
     assert picks == set(cols.names_arr[:2].tolist())
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(-(2**62), 2**62), max_size=30) | st.lists(st.integers(-3, 103), max_size=30),
+       st.sampled_from([np.int64, np.int32, np.float64]), st.booleans())
+def test_the_score_range_check_finds_every_score_outside_0_100(values: list[int], dtype: type, strided: bool) -> None:
+    """``run_score_arrays``' range check (one argmax over the unsigned view of an int64 array) flags an
+    array exactly when some score is below MinNodeScore or above MaxNodeScore."""
+    arr = np.array(values or [0], dtype=np.int64).astype(dtype)
+    if strided:
+        arr = arr[::2]
+    want = any(v < MIN_NODE_SCORE or v > MAX_NODE_SCORE for v in arr.tolist())
+    assert _beyond_range(arr) == want
