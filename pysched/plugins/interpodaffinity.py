@@ -243,17 +243,24 @@ def _update(m: dict[TopologyPair, int], labels: Mapping[str, str], key: str, val
 
 
 class PreScoreState(StateData):
-    """Summed weights per (topology key, value). On the batched path they are kept as two maps (the
-    incoming pod's terms, the existing pods' terms), merged only when something reads the sum."""
+    """Summed weights per (topology key, value). On the batched path they are kept as sums over the
+    incoming pod's terms and over the existing pods' terms (``aggregates``), turned into maps and merged
+    only when something reads them."""
 
-    __slots__ = ("_merged", "aggregates", "parts")
+    __slots__ = ("_merged", "_parts", "aggregates")
 
     def __init__(self, topology_score: dict[str, dict[str, int]] | None = None,
-                 parts: tuple[dict[str, dict[str, int]], ...] = (),
-                 aggregates: tuple[_TopologyAggregate, ...] = ()) -> None:
+                 aggregates: tuple[_TopologyAggregate | _MatchedSums, ...] = ()) -> None:
         self._merged = topology_score
-        self.parts = parts if topology_score is None else (topology_score,)
-        self.aggregates = aggregates  # batched: the kept sums behind ``parts`` (with their arrays)
+        self._parts: tuple[dict[str, dict[str, int]], ...] | None = \
+            None if topology_score is None else (topology_score,)
+        self.aggregates = aggregates  # batched: the kept sums (with their arrays)
+
+    @property
+    def parts(self) -> tuple[dict[str, dict[str, int]], ...]:
+        if self._parts is None:
+            self._parts = tuple(a.score for a in self.aggregates)
+        return self._parts
 
     @property
     def topology_score(self) -> dict[str, dict[str, int]]:
@@ -268,7 +275,9 @@ class PreScoreState(StateData):
         return self._merged
 
     def empty(self) -> bool:
-        return not any(self.parts)
+        if self._parts is None:
+            return not any(a.present() for a in self.aggregates)
+        return not any(self._parts)
 
     def clone(self) -> PreScoreState:
         return self  # never mutated after PreScore
@@ -359,6 +368,157 @@ class _TopologyAggregate:
             self.presence[(tk, tv)] = self.presence.get((tk, tv), 0) + 1
         self.contrib[name] = entries
 
+    def present(self) -> bool:
+        return bool(self.score)
+
+
+class _ExistingTerms:
+    """The scoring terms of the pods in the cluster (required affinity with the hard weight, preferred
+    affinity, preferred anti-affinity with a negative weight), each distinct (term, weight) once, with
+    per domain of its topology key how many pods on nodes there carry it (batched path). Kept from
+    ``change_log``: a changed node is recounted once for every incoming pod, and each change of a count
+    is appended to ``deltas`` for the per-pod sums (``_MatchedSums``) to replay."""
+
+    __slots__ = ("cluster", "codes", "deltas", "hard", "ids", "keys", "pos", "rows", "sums", "terms", "topo")
+
+    def __init__(self, cluster: Any, topo: TopologyArrays, hard: int) -> None:
+        self.cluster = cluster
+        self.topo = topo
+        self.hard = hard
+        self.keys: dict[Hashable, int] = {}
+        self.ids: dict[int, tuple[AffinityTerm, int]] = {}  # id(term) -> (term, its index)
+        self.terms: list[tuple[AffinityTerm, int, str]] = []  # (a term, its signed weight, its topology key)
+        self.codes: list[np.ndarray] = []  # per term: the domain code of every node row (-1: no key)
+        self.sums: list[np.ndarray] = []  # per term: pods carrying it per domain code
+        self.rows: dict[int, dict[int, int]] = {}  # node row -> term index -> pods carrying it there
+        self.deltas: list[tuple[int, int, int]] = []  # (term index, domain code, change of its count)
+        self.pos = len(cluster.change_log)
+        for r, ni in enumerate(topo.cols.infos):
+            if ni.pods_with_affinity:
+                self._recount(r, ni)
+
+    def _index(self, t: AffinityTerm, w: int) -> int:
+        hit = self.ids.get(id(t))
+        if hit is not None and hit[0] is t:
+            return hit[1]
+        key = (t.namespaces, selector_key(t.namespace_selector), selector_key(t.selector), t.topology_key, w)
+        i = self.keys.get(key)
+        if i is None:
+            i = self.keys[key] = len(self.terms)
+            d = self.topo.domains(t.topology_key)
+            self.terms.append((t, w, t.topology_key))
+            self.codes.append(d.codes)
+            self.sums.append(np.zeros(d.size, dtype=np.int64))
+        self.ids[id(t)] = (t, i)
+        return i
+
+    def _recount(self, r: int, ni: NodeInfo) -> None:
+        new: dict[int, int] = {}
+        hard = self.hard
+        for ep in ni.pods_with_affinity:
+            ea = ep.affinity
+            if hard > 0:
+                for t in ea.required_affinity:
+                    i = self._index(t, hard)
+                    new[i] = new.get(i, 0) + 1
+            for t in ea.preferred_affinity:
+                i = self._index(t, t.weight)
+                new[i] = new.get(i, 0) + 1
+            for t in ea.preferred_anti:
+                i = self._index(t, -t.weight)
+                new[i] = new.get(i, 0) + 1
+        old = self.rows.get(r)
+        if old == new or (old is None and not new):
+            return
+        old = old or {}
+        for i in dict.fromkeys([*old, *new]):
+            dc = new.get(i, 0) - old.get(i, 0)
+            code = int(self.codes[i][r])
+            if dc and code >= 0:
+                self.sums[i][code] += dc
+                self.deltas.append((i, code, dc))
+        if new:
+            self.rows[r] = new
+        else:
+            del self.rows[r]
+
+    def catch_up(self) -> None:
+        log = self.cluster.change_log
+        if self.pos < len(log):
+            index = self.topo.cols.index
+            infos = self.topo.cols.infos
+            for name in dict.fromkeys(log[self.pos:]):
+                r = index.get(name)
+                if r is not None:
+                    self._recount(r, infos[r])
+            self.pos = len(log)
+
+
+class _MatchedSums:
+    """For one incoming pod's namespace, labels and namespace labels: the existing pods' terms that match
+    it, summed per topology key over its domain codes (``weights``, as ``_TopologyAggregate``'s arrays)
+    with how many pods' terms made each entry (``presence``: an entry exists while one does, even when
+    the weights cancel out). Kept by replaying ``_ExistingTerms.deltas``."""
+
+    __slots__ = ("matched", "pos", "presence", "topo", "weights")
+
+    def __init__(self, terms: _ExistingTerms, pod: Pod, ns_labels: Mapping[str, str]) -> None:
+        self.topo = terms.topo
+        self.matched: list[bool] = []
+        self.weights: dict[str, np.ndarray] = {}
+        self.presence: dict[str, np.ndarray] = {}
+        self.pos = len(terms.deltas)
+        self._extend(terms, pod, ns_labels, True)
+
+    def _arrays(self, tk: str) -> tuple[np.ndarray, np.ndarray]:
+        w = self.weights.get(tk)
+        if w is None:
+            size = self.topo.domains(tk).size + 1  # the last slot: nodes without the key (always 0)
+            w = self.weights[tk] = np.zeros(size, dtype=np.int64)
+            self.presence[tk] = np.zeros(size, dtype=np.int64)
+        return w, self.presence[tk]
+
+    def _extend(self, terms: _ExistingTerms, pod: Pod, ns_labels: Mapping[str, str], counted: bool) -> None:
+        """Match the terms met since; with ``counted``, add their counts so far (a term met later has all
+        its counts still in ``deltas``)."""
+        for i in range(len(self.matched), len(terms.terms)):
+            t, w, tk = terms.terms[i]
+            m = term_matches(t, pod, ns_labels)
+            self.matched.append(m)
+            if m and counted:
+                wa, pa = self._arrays(tk)
+                sums = terms.sums[i]
+                wa[:-1] += w * sums
+                pa[:-1] += sums
+
+    def update(self, terms: _ExistingTerms, pod: Pod, ns_labels: Mapping[str, str]) -> None:
+        self._extend(terms, pod, ns_labels, False)
+        deltas = terms.deltas
+        if self.pos < len(deltas):
+            matched = self.matched
+            info = terms.terms
+            for i, code, dc in deltas[self.pos:]:
+                if matched[i]:
+                    _, w, tk = info[i]
+                    wa, pa = self._arrays(tk)
+                    wa[code] += w * dc
+                    pa[code] += dc
+            self.pos = len(deltas)
+
+    @property
+    def score(self) -> dict[str, dict[str, int]]:
+        out: dict[str, dict[str, int]] = {}
+        for tk, pa in self.presence.items():
+            codes = np.flatnonzero(pa > 0).tolist()
+            if codes:
+                values = self.topo.domains(tk).values
+                wa = self.weights[tk]
+                out[tk] = {values[c]: int(wa[c]) for c in codes}
+        return out
+
+    def present(self) -> bool:
+        return any(bool((pa > 0).any()) for pa in self.presence.values())
+
 
 class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlugin):
     NAME = NAME
@@ -378,6 +538,8 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         self._held_of: Any = None  # the ClusterState the two maps describe
         self._anti_nodes: dict[str, NodeInfo] = {}
         self._anti_version = -1
+        self._terms: _ExistingTerms | None = None  # batched: the existing pods' scoring terms
+        self._matched: OrderedDict[Hashable, _MatchedSums] = OrderedDict()
 
     # ------------------------------------------------------------------ helpers
     def _tables(self) -> NodeValueCache:
@@ -745,7 +907,8 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             incoming_table = tables.table(
                 ("prescore-incoming", tuple((_term_sig(t), t.weight) for t in pref),
                  tuple((_term_sig(t), t.weight) for t in pref_anti)))
-        existing_table = tables.table(
+        batched = self.handle is not None and self.handle.batched
+        existing_table = None if batched else tables.table(
             ("prescore-existing", pod.namespace, frozenset(pod.labels.items()), frozenset(ns_labels.items()), hard))
 
         def compute_incoming(ni: NodeInfo) -> dict[str, int]:
@@ -789,7 +952,7 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             if incoming_table is not None and ni.pods:
                 parts.append(lookup(incoming_table, ni, compute_incoming))
             if ni.pods_with_affinity:
-                parts.append(lookup(existing_table, ni, compute_existing))
+                parts.append(lookup(existing_table, ni, compute_existing))  # type: ignore[arg-type]
             out = []
             for contrib in parts:
                 for tk, w in contrib.items():
@@ -812,25 +975,17 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
                 return []
             return entries(lookup(incoming_table, ni, compute_incoming), labels)  # type: ignore[arg-type]
 
-        def existing_part(ni: NodeInfo) -> list[tuple[str, str, int]]:
-            labels = ni.node.labels
-            if not labels or not ni.pods_with_affinity:
-                return []
-            return entries(lookup(existing_table, ni, compute_existing), labels)
-
-        if self.handle is not None and self.handle.batched:
-            # Two maps kept across cycles: the incoming pod's terms against the nodes' pods (shared by the
+        if batched:
+            # Two sums kept across cycles: the incoming pod's terms against the nodes' pods (shared by the
             # pods with the same terms) and the nodes' pods' terms against the incoming pod (shared by the
             # pods with the same labels and namespace); their sum is the upstream map.
-            parts = []
+            parts: list[_TopologyAggregate | _MatchedSums] = []
             if incoming_table is not None:
                 parts.append(self._topology_scores(
                     ("incoming", tuple((_term_sig(t), t.weight) for t in pref),
                      tuple((_term_sig(t), t.weight) for t in pref_anti)), incoming_part, True))
-            parts.append(self._topology_scores(
-                ("existing", pod.namespace, frozenset(pod.labels.items()), frozenset(ns_labels.items()), hard),
-                existing_part, False))
-            pss = PreScoreState(parts=tuple(a.score for a in parts), aggregates=tuple(parts))
+            parts.append(self._existing_scores(pod, ns_labels))
+            pss = PreScoreState(aggregates=tuple(parts))
             if pss.empty():
                 return Status(Code.Skip)
             state.write(PRE_SCORE_STATE_KEY, pss)
@@ -874,6 +1029,30 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
                     ni = cluster.by_name.get(name)
                     entry.apply(name, contribution(ni) if ni is not None else [])
         entry.version = len(log)
+        return entry
+
+    def _existing_scores(self, pod: Pod, ns_labels: dict[str, str]) -> _MatchedSums:
+        """The existing pods' terms that match ``pod``, summed per domain (upstream sums them node by node
+        every cycle; the numbers are the same): the pods' terms are counted once per change of a node
+        (``_ExistingTerms``), the sums kept per namespace, labels and namespace labels of the incoming pod."""
+        cluster = self.handle.snapshot  # type: ignore[union-attr]
+        topo = topology_arrays(columns_for(cluster))
+        terms = self._terms
+        if terms is None or terms.topo is not topo or terms.cluster is not cluster \
+                or terms.pos > len(cluster.change_log):
+            terms = self._terms = _ExistingTerms(cluster, topo, self.hard_pod_affinity_weight)
+            self._matched.clear()
+        else:
+            terms.catch_up()
+        key = (pod.namespace, frozenset(pod.labels.items()), frozenset(ns_labels.items()))
+        entry = self._matched.get(key)
+        if entry is None:
+            entry = self._matched[key] = _MatchedSums(terms, pod, ns_labels)
+            if len(self._matched) > _MAX_AGGREGATES:
+                self._matched.popitem(last=False)
+        else:
+            self._matched.move_to_end(key)
+            entry.update(terms, pod, ns_labels)
         return entry
 
     def _read_pre_score(self, state: CycleState) -> tuple[PreScoreState | None, Status | None]:
