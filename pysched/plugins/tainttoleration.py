@@ -40,8 +40,9 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlugin):
     HAS_NORMALIZE = True
 
     def __init__(self) -> None:
-        # id of an ``untolerated`` verdict list (kept alive here) -> (that list, its mask over the node rows)
-        self._ok: dict[int, tuple[list[object], np.ndarray]] = {}
+        # id of an ``untolerated`` verdict list (kept alive here) -> (that list, its mask over the node rows,
+        # per node row the index of its first untolerated taint among the distinct ones, those taints)
+        self._ok: dict[int, tuple[list[object], np.ndarray, np.ndarray, list[tuple[str, str]]]] = {}
 
     def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
         taint = find_untolerated_taint(node.node.taints, pod.tolerations)
@@ -50,21 +51,25 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlugin):
         return Status.unresolvable(untolerated_reason(taint.key, taint.value))
 
     def batch_filter(self, state: CycleState, pod: Pod, cols: NodeColumns) -> BatchVerdict | None:
-        # nodes grouped by their taint list: the first untolerated taint once per list
+        # nodes grouped by their taint list: the first untolerated taint once per list; a rejected row's
+        # status names only that taint's key and value, so rows are grouped by those for their statuses
         groups, first = topology_arrays(cols).untolerated(pod.tolerations)
         hit = self._ok.get(id(first))
         if hit is None or hit[0] is not first:  # one mask per taint-list verdict (shared, read only)
             if len(self._ok) > 256:
                 self._ok.clear()
-            hit = self._ok[id(first)] = (first, np.array([t is None for t in first], dtype=bool)[groups])
-        ok = hit[1]
+            taints: dict[tuple[str, str], int] = {}
+            per_group = [-1 if t is None else taints.setdefault((t.key, t.value), len(taints))  # type: ignore[attr-defined]
+                         for t in first]
+            kinds = np.array(per_group, dtype=np.int64)[groups]
+            hit = self._ok[id(first)] = (first, kinds < 0, kinds, list(taints))
+        _, ok, kinds, reasons = hit
         cache: dict[int, Status] = {}
 
-        def status(g: int) -> Status:
-            taint = first[g]
-            return Status.unresolvable(untolerated_reason(taint.key, taint.value))  # type: ignore[attr-defined]
+        def status(k: int) -> Status:
+            return Status.unresolvable(untolerated_reason(*reasons[k]))
 
-        return BatchVerdict(ok, lambda rows: template_statuses(groups[rows], status, cache))
+        return BatchVerdict(ok, lambda rows: template_statuses(kinds[rows], status, cache))
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         prefer = tuple(t for t in pod.tolerations if t.effect in ("", "PreferNoSchedule"))
