@@ -1,8 +1,9 @@
-"""InterPodAffinity's PreScore on the batched path keeps the existing pods' terms counted per domain across
-cycles (``_ExistingTerms``) and per incoming pod shape the sums of those that match it (``_MatchedSums``).
-Checked here against the upstream rule written out plainly, node by node and pod by pod, while pods are
-bound and deleted between the calls: every (topology key, value) entry, including entries whose weights
-cancel out, and Skip exactly when the map is empty."""
+"""InterPodAffinity on the batched path keeps the existing pods' terms counted per domain across cycles
+(``_ExistingTerms``) and per incoming pod shape the sums of those that match it (``_MatchedSums``): PreScore's
+scoring terms and PreFilter's required anti-affinity terms. Checked here against the upstream rules written
+out plainly, node by node and pod by pod, while pods are bound and deleted between the calls: every
+(topology key, value) entry, including PreScore entries whose weights cancel out, and Skip exactly when
+upstream's maps are empty."""
 
 from __future__ import annotations
 
@@ -17,7 +18,12 @@ from pysched.framework.cycle_state import CycleState
 from pysched.framework.status import Code
 from pysched.model.objects import AffinityTerm, Pod
 from pysched.plugins import in_tree_registry
-from pysched.plugins.interpodaffinity import PRE_SCORE_STATE_KEY, InterPodAffinity, term_matches
+from pysched.plugins.interpodaffinity import (
+    PRE_FILTER_STATE_KEY,
+    PRE_SCORE_STATE_KEY,
+    InterPodAffinity,
+    term_matches,
+)
 from pysched.scheduler.simulation import Simulation, SimulationOptions
 from pysched.snapshot.loader import load_snapshot
 from tests.builders import topology_cluster
@@ -55,9 +61,23 @@ def _upstream_map(ipa: InterPodAffinity, pod: Pod, sim: Simulation) -> dict[str,
     return out
 
 
+def _upstream_existing_anti(pod: Pod, sim: Simulation) -> dict[tuple[str, str], int]:
+    """getExistingAntiAffinityCounts: existing pods' required anti-affinity terms matching the pod."""
+    ns_labels = sim.state.ns_labels(pod.namespace)
+    out: dict[tuple[str, str], int] = {}
+    for ni in sim.state.node_infos:
+        labels = ni.node.labels
+        for ep in ni.pods_with_required_anti_affinity:
+            for t in ep.affinity.required_anti:
+                if t.topology_key in labels and term_matches(t, pod, ns_labels):
+                    pair = (t.topology_key, labels[t.topology_key])
+                    out[pair] = out.get(pair, 0) + 1
+    return out
+
+
 @settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 100_000))
-def test_kept_sums_equal_the_upstream_map_while_pods_come_and_go(seed: int, tmp_path: Path) -> None:
+def test_kept_sums_equal_the_upstream_maps_while_pods_come_and_go(seed: int, tmp_path: Path) -> None:
     path = tmp_path / "c.json"
     path.write_text(json.dumps(topology_cluster(seed, 40, 60, 60)))
     sim = Simulation(load_snapshot([str(path)]), CONFIG, REGISTRY, SimulationOptions())
@@ -65,10 +85,17 @@ def test_kept_sums_equal_the_upstream_map_while_pods_come_and_go(seed: int, tmp_
     rng = random.Random(seed)
     nodes = sim.state.node_infos
     bound: list[Pod] = [p for p in sim.cluster.pods if p.node_name]
-    checked = {"entries": 0, "skip": 0, "deleted": 0}
+    checked = {"entries": 0, "skip": 0, "deleted": 0, "anti": 0}
     for pod in [p for p in sim.cluster.pods if not p.node_name]:
         for _ in range(2):  # twice: the second call reads the sums kept from the first
             state = CycleState()
+            _, pf = ipa.pre_filter(state, pod, nodes)
+            want_anti = _upstream_existing_anti(pod, sim)
+            if pf is not None and pf.code == Code.Skip:
+                assert want_anti == {} and not pod.affinity.required_affinity and not pod.affinity.required_anti
+            else:
+                assert state.read(PRE_FILTER_STATE_KEY).existing_anti_affinity_counts == want_anti, pod.key
+                checked["anti"] += len(want_anti)
             status = ipa.pre_score(state, pod, nodes)
             want = _upstream_map(ipa, pod, sim)
             if status is not None and status.code == Code.Skip:
@@ -84,4 +111,4 @@ def test_kept_sums_equal_the_upstream_map_while_pods_come_and_go(seed: int, tmp_
             victim = bound.pop(rng.randrange(len(bound)))
             sim.state.delete_pod(victim)
             checked["deleted"] += 1
-    assert checked["entries"] > 50 and checked["deleted"] > 5, checked
+    assert checked["entries"] > 50 and checked["anti"] > 20 and checked["deleted"] > 5, checked

@@ -373,18 +373,21 @@ class _TopologyAggregate:
 
 
 class _ExistingTerms:
-    """The scoring terms of the pods in the cluster (required affinity with the hard weight, preferred
-    affinity, preferred anti-affinity with a negative weight), each distinct (term, weight) once, with
-    per domain of its topology key how many pods on nodes there carry it (batched path). Kept from
-    ``change_log``: a changed node is recounted once for every incoming pod, and each change of a count
-    is appended to ``deltas`` for the per-pod sums (``_MatchedSums``) to replay."""
+    """Terms of the pods in the cluster, each distinct (term, weight) once, with per domain of its topology
+    key how many pods on nodes there carry it (batched path): PreScore's (required affinity with the hard
+    weight, preferred affinity, preferred anti-affinity with a negative weight) or, with ``anti``,
+    PreFilter's (required anti-affinity, weight 1). Kept from ``change_log``: a changed node is recounted
+    once for every incoming pod, and each change of a count is appended to ``deltas`` for the per-pod
+    sums (``_MatchedSums``) to replay."""
 
-    __slots__ = ("cluster", "codes", "deltas", "hard", "ids", "keys", "pos", "rows", "sums", "terms", "topo")
+    __slots__ = ("anti", "cluster", "codes", "deltas", "hard", "ids", "keys", "pos", "rows", "sums", "terms",
+                 "topo")
 
-    def __init__(self, cluster: Any, topo: TopologyArrays, hard: int) -> None:
+    def __init__(self, cluster: Any, topo: TopologyArrays, hard: int, anti: bool = False) -> None:
         self.cluster = cluster
         self.topo = topo
         self.hard = hard
+        self.anti = anti
         self.keys: dict[Hashable, int] = {}
         self.ids: dict[int, tuple[AffinityTerm, int]] = {}  # id(term) -> (term, its index)
         self.terms: list[tuple[AffinityTerm, int, str]] = []  # (a term, its signed weight, its topology key)
@@ -394,7 +397,7 @@ class _ExistingTerms:
         self.deltas: list[tuple[int, int, int]] = []  # (term index, domain code, change of its count)
         self.pos = len(cluster.change_log)
         for r, ni in enumerate(topo.cols.infos):
-            if ni.pods_with_affinity:
+            if ni.pods_with_required_anti_affinity if anti else ni.pods_with_affinity:
                 self._recount(r, ni)
 
     def _index(self, t: AffinityTerm, w: int) -> int:
@@ -415,7 +418,12 @@ class _ExistingTerms:
     def _recount(self, r: int, ni: NodeInfo) -> None:
         new: dict[int, int] = {}
         hard = self.hard
-        for ep in ni.pods_with_affinity:
+        if self.anti:
+            for ep in ni.pods_with_required_anti_affinity:
+                for t in ep.affinity.required_anti:
+                    i = self._index(t, 1)
+                    new[i] = new.get(i, 0) + 1
+        for ep in () if self.anti else ni.pods_with_affinity:
             ea = ep.affinity
             if hard > 0:
                 for t in ea.required_affinity:
@@ -538,8 +546,10 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         self._held_of: Any = None  # the ClusterState the two maps describe
         self._anti_nodes: dict[str, NodeInfo] = {}
         self._anti_version = -1
-        self._terms: _ExistingTerms | None = None  # batched: the existing pods' scoring terms
-        self._matched: OrderedDict[Hashable, _MatchedSums] = OrderedDict()
+        # batched: the existing pods' scoring terms [False] and required anti-affinity terms [True], and
+        # per incoming pod shape the sums of those matching it
+        self._terms: dict[bool, _ExistingTerms | None] = {False: None, True: None}
+        self._matched: dict[bool, OrderedDict[Hashable, _MatchedSums]] = {False: OrderedDict(), True: OrderedDict()}
 
     # ------------------------------------------------------------------ helpers
     def _tables(self) -> NodeValueCache:
@@ -616,18 +626,10 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         infos = topo.cols.infos
         ns_labels = s.namespace_labels
 
-        def existing(ni: NodeInfo) -> dict[Hashable, int]:
-            per_key: dict[Hashable, int] = {}
-            for ep in ni.pods_with_required_anti_affinity:
-                for t in ep.affinity.required_anti:
-                    if term_matches(t, pod, ns_labels):
-                        per_key[t.topology_key] = per_key.get(t.topology_key, 0) + 1
-            return per_key
-
-        per_existing = topo.per_node(
-            cluster, ("existing-anti", pod.namespace, frozenset(pod.labels.items()), frozenset(ns_labels.items())),
-            existing, lambda: [i for i, ni in enumerate(infos) if ni.pods_with_required_anti_affinity])
-        ex = {str(tk): topo.domain_sums(str(tk), arr) for tk, arr in per_existing.items()}
+        # the existing pods' required anti-affinity terms that match the pod, summed per domain (this
+        # cycle's own copies: the kept sums move on with later cycles)
+        matched = self._matched_sums(True, pod, ns_labels)
+        ex = {tk: w[:-1].copy() for tk, w in matched.weights.items()}
         aff_sums: dict[str, np.ndarray] = {}
         anti_sums: dict[str, np.ndarray] = {}
         aff, anti = s.required_affinity, s.required_anti
@@ -984,7 +986,7 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
                 parts.append(self._topology_scores(
                     ("incoming", tuple((_term_sig(t), t.weight) for t in pref),
                      tuple((_term_sig(t), t.weight) for t in pref_anti)), incoming_part, True))
-            parts.append(self._existing_scores(pod, ns_labels))
+            parts.append(self._matched_sums(False, pod, ns_labels))
             pss = PreScoreState(aggregates=tuple(parts))
             if pss.empty():
                 return Status(Code.Skip)
@@ -1031,27 +1033,29 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         entry.version = len(log)
         return entry
 
-    def _existing_scores(self, pod: Pod, ns_labels: dict[str, str]) -> _MatchedSums:
-        """The existing pods' terms that match ``pod``, summed per domain (upstream sums them node by node
-        every cycle; the numbers are the same): the pods' terms are counted once per change of a node
-        (``_ExistingTerms``), the sums kept per namespace, labels and namespace labels of the incoming pod."""
+    def _matched_sums(self, anti: bool, pod: Pod, ns_labels: dict[str, str]) -> _MatchedSums:
+        """The existing pods' terms that match ``pod`` (PreScore's, or with ``anti`` PreFilter's required
+        anti-affinity), summed per domain (upstream sums them node by node every cycle; the numbers are
+        the same): the pods' terms are counted once per change of a node (``_ExistingTerms``), the sums
+        kept per namespace, labels and namespace labels of the incoming pod."""
         cluster = self.handle.snapshot  # type: ignore[union-attr]
         topo = topology_arrays(columns_for(cluster))
-        terms = self._terms
+        terms = self._terms[anti]
+        kept = self._matched[anti]
         if terms is None or terms.topo is not topo or terms.cluster is not cluster \
                 or terms.pos > len(cluster.change_log):
-            terms = self._terms = _ExistingTerms(cluster, topo, self.hard_pod_affinity_weight)
-            self._matched.clear()
+            terms = self._terms[anti] = _ExistingTerms(cluster, topo, self.hard_pod_affinity_weight, anti)
+            kept.clear()
         else:
             terms.catch_up()
         key = (pod.namespace, frozenset(pod.labels.items()), frozenset(ns_labels.items()))
-        entry = self._matched.get(key)
+        entry = kept.get(key)
         if entry is None:
-            entry = self._matched[key] = _MatchedSums(terms, pod, ns_labels)
-            if len(self._matched) > _MAX_AGGREGATES:
-                self._matched.popitem(last=False)
+            entry = kept[key] = _MatchedSums(terms, pod, ns_labels)
+            if len(kept) > _MAX_AGGREGATES:
+                kept.popitem(last=False)
         else:
-            self._matched.move_to_end(key)
+            kept.move_to_end(key)
             entry.update(terms, pod, ns_labels)
         return entry
 
