@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import atexit
+import importlib
 import os
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from pysched import K8S_VERSION, __version__
-from pysched.cli import capacity_cmd, config_cmd, diff_cmd, explain_cmd, live_cmd, plugins_cmd, simulate_cmd
-from pysched.cli.common import EXIT_INPUT
 from pysched.cli.messages import PyschedGroup
 
-app = typer.Typer(cls=PyschedGroup, add_completion=False, no_args_is_help=True, rich_markup_mode=None,
-                  help="What-if analyzer for the Kubernetes scheduler (kube-scheduler v1.34 semantics).")
+#: the commands, in the order --help lists them, and the module that adds each; a module is imported only
+#: when its command is part of the app being built (a run of one command imports that command's module)
+COMMANDS = (("simulate", "simulate_cmd"), ("explain", "explain_cmd"), ("diff", "diff_cmd"),
+            ("snapshot", "live_cmd"), ("plugins", "plugins_cmd"), ("capacity", "capacity_cmd"),
+            ("config", "config_cmd"))
 
 
 def _version(value: bool) -> None:
@@ -24,7 +26,6 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def main_callback(
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
                                           help="Print the version and exit.")] = False,
@@ -32,22 +33,41 @@ def main_callback(
     """What-if analyzer for the Kubernetes scheduler."""
 
 
-# the commands, in the order --help lists them
-simulate_cmd.register(app)
-explain_cmd.register(app)
-diff_cmd.register(app)
-live_cmd.register(app)
-plugins_cmd.register(app)
-capacity_cmd.register(app)
-config_cmd.register(app)
+def build_app(only: str | None = None) -> typer.Typer:
+    """The command-line app with every command, or with ``only`` that one (what ``main`` runs when the
+    first argument names a command: the other commands' modules and what they import stay unloaded)."""
+    app = typer.Typer(cls=PyschedGroup, add_completion=False, no_args_is_help=True, rich_markup_mode=None,
+                      help="What-if analyzer for the Kubernetes scheduler (kube-scheduler v1.34 semantics).")
+    app.callback()(main_callback)
+    for name, module in COMMANDS:
+        if only is None or name == only:
+            importlib.import_module(f"pysched.cli.{module}").register(app)
+    return app
+
+
+_full: typer.Typer | None = None
+
+
+def __getattr__(name: str) -> Any:
+    """``app``, with every command, built on first use (``from pysched.cli.main import app``)."""
+    global _full
+    if name == "app":
+        if _full is None:
+            _full = build_app()
+        return _full
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main() -> None:
+    args = sys.argv[1:]
+    app = build_app(args[0] if args and args[0] in dict(COMMANDS) else None)
     try:
         app()
     except SystemExit as e:
         code = e.code
         if code not in (0, None) and not isinstance(code, int):
+            from pysched.cli.common import EXIT_INPUT
+
             code = EXIT_INPUT
         _leave(code or 0)
         sys.exit(code)
