@@ -3,7 +3,8 @@
 scoring terms and PreFilter's required anti-affinity terms. Checked here against the upstream rules written
 out plainly, node by node and pod by pod, while pods are bound and deleted between the calls: every
 (topology key, value) entry, including PreScore entries whose weights cancel out, and Skip exactly when
-upstream's maps are empty."""
+upstream's maps are empty. PodTopologySpread's per-node match counts, kept by replaying the pods that
+moved (``TopologyArrays.pod_events``), likewise against ``count_matching`` node by node."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from pysched.framework.config import load_config
 from pysched.framework.cycle_state import CycleState
 from pysched.framework.status import Code
+from pysched.model.labels import LabelSelector
 from pysched.model.objects import AffinityTerm, Pod
 from pysched.plugins import in_tree_registry
 from pysched.plugins.interpodaffinity import (
@@ -24,7 +26,9 @@ from pysched.plugins.interpodaffinity import (
     InterPodAffinity,
     term_matches,
 )
+from pysched.plugins.topology_arrays import count_matching, topology_arrays
 from pysched.scheduler.simulation import Simulation, SimulationOptions
+from pysched.snapshot.columns import columns_for
 from pysched.snapshot.loader import load_snapshot
 from tests.builders import topology_cluster
 
@@ -85,9 +89,12 @@ def test_kept_sums_equal_the_upstream_maps_while_pods_come_and_go(seed: int, tmp
     rng = random.Random(seed)
     nodes = sim.state.node_infos
     bound: list[Pod] = [p for p in sim.cluster.pods if p.node_name]
-    checked = {"entries": 0, "skip": 0, "deleted": 0, "anti": 0}
-    for pod in [p for p in sim.cluster.pods if not p.node_name]:
-        for _ in range(2):  # twice: the second call reads the sums kept from the first
+    checked = {"entries": 0, "skip": 0, "deleted": 0, "anti": 0, "counted": 0}
+    pending = [p for p in sim.cluster.pods if not p.node_name]
+    for at, incoming in enumerate(pending):
+        # twice (the second call reads the sums kept from the first), and two pods met before: their
+        # kept sums replay what moved since
+        for pod in [incoming, incoming, *rng.sample(pending[:at], min(2, at))]:
             state = CycleState()
             _, pf = ipa.pre_filter(state, pod, nodes)
             want_anti = _upstream_existing_anti(pod, sim)
@@ -105,10 +112,17 @@ def test_kept_sums_equal_the_upstream_maps_while_pods_come_and_go(seed: int, tmp
                 assert status is None
                 assert state.read(PRE_SCORE_STATE_KEY).topology_score == want, pod.key
                 checked["entries"] += sum(len(v) for v in want.values())
-        sim.state.bind(pod, rng.choice(nodes).name)
-        bound.append(pod)
+        for app in ("a", "b", "c"):  # PodTopologySpread's counts, with pods moved since their last use
+            sel = LabelSelector.from_map({"app": app})
+            topo = topology_arrays(columns_for(sim.state))
+            got = topo.match_counts(sim.state, sel, "default", ("app", app)).tolist()
+            assert got == [count_matching(ni.pods, sel, "default") for ni in topo.cols.infos]
+            checked["counted"] += sum(got)
+        sim.state.bind(incoming, rng.choice(nodes).name)
+        bound.append(incoming)
         if rng.random() < 0.3:  # a pod leaves (as a preemption victim does)
             victim = bound.pop(rng.randrange(len(bound)))
             sim.state.delete_pod(victim)
             checked["deleted"] += 1
-    assert checked["entries"] > 50 and checked["anti"] > 20 and checked["deleted"] > 5, checked
+    assert checked["entries"] > 50 and checked["anti"] > 20 and checked["deleted"] > 5 \
+        and checked["counted"] > 100, checked

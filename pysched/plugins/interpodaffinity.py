@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Hashable, Mapping
 from typing import Any
 
 import numpy as np
@@ -250,7 +250,7 @@ class PreScoreState(StateData):
     __slots__ = ("_merged", "_parts", "aggregates")
 
     def __init__(self, topology_score: dict[str, dict[str, int]] | None = None,
-                 aggregates: tuple[_TopologyAggregate | _MatchedSums, ...] = ()) -> None:
+                 aggregates: tuple[_DomainSums, ...] = ()) -> None:
         self._merged = topology_score
         self._parts: tuple[dict[str, dict[str, int]], ...] | None = \
             None if topology_score is None else (topology_score,)
@@ -322,54 +322,6 @@ def parse_error_message(err: str) -> str:
 # --------------------------------------------------------------------------- plugin
 
 _MAX_AGGREGATES = 256
-
-
-class _TopologyAggregate:
-    """Sums of (topology key, value) weights over every node, with how many contributions made each
-    entry: an entry exists while any node contributes to it, even when its weights cancel out."""
-
-    __slots__ = ("contrib", "presence", "score", "topo", "version", "weights")
-
-    def __init__(self, topo: TopologyArrays | None = None) -> None:
-        self.version = 0
-        self.score: dict[str, dict[str, int]] = {}
-        self.presence: dict[tuple[str, str], int] = {}
-        self.contrib: dict[str, list[tuple[str, str, int]]] = {}
-        self.topo = topo  # with it, the sums are also kept as one array per key over its domain codes
-        self.weights: dict[str, np.ndarray] = {}
-
-    def _add_array(self, tk: str, tv: str, w: int) -> None:
-        assert self.topo is not None
-        arr = self.weights.get(tk)
-        if arr is None:
-            d = self.topo.domains(tk)
-            arr = self.weights[tk] = np.zeros(d.size + 1, dtype=np.int64)  # the last slot: no such key
-        arr[self.topo.domains(tk).index[tv]] += w
-
-    def apply(self, name: str, entries: list[tuple[str, str, int]]) -> None:
-        arrays = self.topo is not None
-        for tk, tv, w in self.contrib.get(name, ()):
-            if arrays:
-                self._add_array(tk, tv, -w)
-            self.score[tk][tv] -= w
-            left = self.presence[(tk, tv)] - 1
-            if left:
-                self.presence[(tk, tv)] = left
-            else:
-                del self.presence[(tk, tv)]
-                del self.score[tk][tv]
-                if not self.score[tk]:
-                    del self.score[tk]
-        for tk, tv, w in entries:
-            if arrays:
-                self._add_array(tk, tv, w)
-            m = self.score.setdefault(tk, {})
-            m[tv] = m.get(tv, 0) + w
-            self.presence[(tk, tv)] = self.presence.get((tk, tv), 0) + 1
-        self.contrib[name] = entries
-
-    def present(self) -> bool:
-        return bool(self.score)
 
 
 class _ExistingTerms:
@@ -462,29 +414,82 @@ class _ExistingTerms:
             self.pos = len(log)
 
 
-class _MatchedSums:
-    """For one incoming pod's namespace, labels and namespace labels: the existing pods' terms that match
-    it, summed per topology key over its domain codes (``weights``, as ``_TopologyAggregate``'s arrays)
-    with how many pods' terms made each entry (``presence``: an entry exists while one does, even when
-    the weights cancel out). Kept by replaying ``_ExistingTerms.deltas``."""
+class _DomainSums:
+    """Summed weights per topology key over its domain codes (``weights``; the last slot, nodes without
+    the key, stays 0) with how many (pod, term) matches made each entry (``presence``: upstream's map has
+    an entry while one does, even when the weights cancel out)."""
 
-    __slots__ = ("matched", "pos", "presence", "topo", "weights")
+    __slots__ = ("presence", "topo", "weights")
 
-    def __init__(self, terms: _ExistingTerms, pod: Pod, ns_labels: Mapping[str, str]) -> None:
-        self.topo = terms.topo
-        self.matched: list[bool] = []
+    def __init__(self, topo: TopologyArrays) -> None:
+        self.topo = topo
         self.weights: dict[str, np.ndarray] = {}
         self.presence: dict[str, np.ndarray] = {}
-        self.pos = len(terms.deltas)
-        self._extend(terms, pod, ns_labels, True)
 
     def _arrays(self, tk: str) -> tuple[np.ndarray, np.ndarray]:
         w = self.weights.get(tk)
         if w is None:
-            size = self.topo.domains(tk).size + 1  # the last slot: nodes without the key (always 0)
+            size = self.topo.domains(tk).size + 1
             w = self.weights[tk] = np.zeros(size, dtype=np.int64)
             self.presence[tk] = np.zeros(size, dtype=np.int64)
         return w, self.presence[tk]
+
+    @property
+    def score(self) -> dict[str, dict[str, int]]:
+        out: dict[str, dict[str, int]] = {}
+        for tk, pa in self.presence.items():
+            codes = np.flatnonzero(pa > 0).tolist()
+            if codes:
+                values = self.topo.domains(tk).values
+                wa = self.weights[tk]
+                out[tk] = {values[c]: int(wa[c]) for c in codes}
+        return out
+
+    def present(self) -> bool:
+        return any(bool((pa > 0).any()) for pa in self.presence.values())
+
+
+class _IncomingSums(_DomainSums):
+    """The incoming pod's preferred terms (signed weights) against the pods on every node, summed per
+    domain; kept by replaying ``TopologyArrays.pod_events`` (one match per pod that moved)."""
+
+    __slots__ = ("pos", "terms")
+
+    def __init__(self, topo: TopologyArrays, terms: list[tuple[AffinityTerm, int]], events_at: int) -> None:
+        super().__init__(topo)
+        self.terms = terms
+        self.pos = events_at
+        for row, ni in enumerate(topo.cols.infos):
+            for p in ni.pods:
+                self._add(row, p, 1)
+
+    def _add(self, row: int, p: Pod, d: int) -> None:
+        for t, w in self.terms:
+            if term_matches(t, p, None):
+                code = int(self.topo.domains(t.topology_key).codes[row])
+                if code >= 0:
+                    wa, pa = self._arrays(t.topology_key)
+                    wa[code] += w * d
+                    pa[code] += d
+
+    def update(self, events: list[tuple[int, Pod, int]]) -> None:
+        if self.pos < len(events):
+            for row, p, d in events[self.pos:]:
+                self._add(row, p, d)
+            self.pos = len(events)
+
+
+class _MatchedSums(_DomainSums):
+    """For one incoming pod's namespace, labels and namespace labels: the existing pods' terms that match
+    it, summed per domain. Kept by replaying ``_ExistingTerms.deltas``."""
+
+    __slots__ = ("matched", "pos")
+
+    def __init__(self, terms: _ExistingTerms, pod: Pod, ns_labels: Mapping[str, str]) -> None:
+        super().__init__(terms.topo)
+        self.matched: list[bool] = []
+        self.pos = len(terms.deltas)
+        self._extend(terms, pod, ns_labels, True)
 
     def _extend(self, terms: _ExistingTerms, pod: Pod, ns_labels: Mapping[str, str], counted: bool) -> None:
         """Match the terms met since; with ``counted``, add their counts so far (a term met later has all
@@ -513,20 +518,6 @@ class _MatchedSums:
                     pa[code] += dc
             self.pos = len(deltas)
 
-    @property
-    def score(self) -> dict[str, dict[str, int]]:
-        out: dict[str, dict[str, int]] = {}
-        for tk, pa in self.presence.items():
-            codes = np.flatnonzero(pa > 0).tolist()
-            if codes:
-                values = self.topo.domains(tk).values
-                wa = self.weights[tk]
-                out[tk] = {values[c]: int(wa[c]) for c in codes}
-        return out
-
-    def present(self) -> bool:
-        return any(bool((pa > 0).any()) for pa in self.presence.values())
-
 
 class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlugin):
     NAME = NAME
@@ -541,7 +532,7 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         self.ignore_preferred_terms_of_existing_pods = bool(
             getattr(args, "ignore_preferred_terms_of_existing_pods", False))
         self._cache = NodeValueCache()
-        self._aggregates: OrderedDict[Hashable, _TopologyAggregate] = OrderedDict()
+        self._aggregates: OrderedDict[Hashable, _IncomingSums] = OrderedDict()
         self._aff_nodes: dict[str, NodeInfo] = {}
         self._held_of: Any = None  # the ClusterState the two maps describe
         self._anti_nodes: dict[str, NodeInfo] = {}
@@ -900,17 +891,29 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         ns_labels = self._ns_labels(pod.namespace)
         hard = self.hard_pod_affinity_weight
 
-        # Two memoised halves per node: the incoming pod's preferred terms against the node's pods
-        # (independent of the incoming pod's labels), and the node's pods' terms against the incoming pod
-        # (only pods with affinity; independent of the incoming pod's terms).
+        if self.handle is not None and self.handle.batched:
+            # Two sums kept across cycles: the incoming pod's terms against the nodes' pods (shared by the
+            # pods with the same terms) and the nodes' pods' terms against the incoming pod (shared by the
+            # pods with the same labels and namespace); their sum is the upstream map.
+            parts: list[_DomainSums] = []
+            if pref or pref_anti:
+                parts.append(self._incoming_sums(pref, pref_anti))
+            parts.append(self._matched_sums(False, pod, ns_labels))
+            pss = PreScoreState(aggregates=tuple(parts))
+            if pss.empty():
+                return Status(Code.Skip)
+            state.write(PRE_SCORE_STATE_KEY, pss)
+            return None
+
+        # The reference path, node by node: the incoming pod's preferred terms against the node's pods,
+        # and the node's pods' terms against the incoming pod (only pods with affinity).
         tables = self._tables()
         incoming_table = None
         if pref or pref_anti:
             incoming_table = tables.table(
                 ("prescore-incoming", tuple((_term_sig(t), t.weight) for t in pref),
                  tuple((_term_sig(t), t.weight) for t in pref_anti)))
-        batched = self.handle is not None and self.handle.batched
-        existing_table = None if batched else tables.table(
+        existing_table = tables.table(
             ("prescore-existing", pod.namespace, frozenset(pod.labels.items()), frozenset(ns_labels.items()), hard))
 
         def compute_incoming(ni: NodeInfo) -> dict[str, int]:
@@ -954,7 +957,7 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             if incoming_table is not None and ni.pods:
                 parts.append(lookup(incoming_table, ni, compute_incoming))
             if ni.pods_with_affinity:
-                parts.append(lookup(existing_table, ni, compute_existing))  # type: ignore[arg-type]
+                parts.append(lookup(existing_table, ni, compute_existing))
             out = []
             for contrib in parts:
                 for tk, w in contrib.items():
@@ -963,35 +966,6 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
                         out.append((tk, tv, w))
             return out
 
-        def entries(contrib: dict[str, int], labels: Mapping[str, str]) -> list[tuple[str, str, int]]:
-            out = []
-            for tk, w in contrib.items():
-                tv = labels.get(tk)
-                if tv is not None:
-                    out.append((tk, tv, w))
-            return out
-
-        def incoming_part(ni: NodeInfo) -> list[tuple[str, str, int]]:
-            labels = ni.node.labels
-            if not labels or not ni.pods:
-                return []
-            return entries(lookup(incoming_table, ni, compute_incoming), labels)  # type: ignore[arg-type]
-
-        if batched:
-            # Two sums kept across cycles: the incoming pod's terms against the nodes' pods (shared by the
-            # pods with the same terms) and the nodes' pods' terms against the incoming pod (shared by the
-            # pods with the same labels and namespace); their sum is the upstream map.
-            parts: list[_TopologyAggregate | _MatchedSums] = []
-            if incoming_table is not None:
-                parts.append(self._topology_scores(
-                    ("incoming", tuple((_term_sig(t), t.weight) for t in pref),
-                     tuple((_term_sig(t), t.weight) for t in pref_anti)), incoming_part, True))
-            parts.append(self._matched_sums(False, pod, ns_labels))
-            pss = PreScoreState(aggregates=tuple(parts))
-            if pss.empty():
-                return Status(Code.Skip)
-            state.write(PRE_SCORE_STATE_KEY, pss)
-            return None
         topology_score: dict[str, dict[str, int]] = {}
         if not has_constraints:
             all_nodes = [ni for ni in all_nodes if ni.pods_with_affinity]
@@ -1004,33 +978,26 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         state.write(PRE_SCORE_STATE_KEY, PreScoreState(topology_score))
         return None
 
-    def _topology_scores(self, key: Hashable, contribution: Callable[[NodeInfo], list[tuple[str, str, int]]],
-                         incoming: bool = True) -> _TopologyAggregate:
-        """The cluster-wide score map, kept across cycles: only nodes named in ``change_log`` since the
-        last use are recounted (upstream sums every node every cycle; the numbers are the same). A new
-        map asks only the nodes that can contribute: those with pods, when the incoming pod has terms
-        (``incoming``), else those with pods that have affinity terms."""
+    def _incoming_sums(self, pref: list[AffinityTerm], pref_anti: list[AffinityTerm]) -> _IncomingSums:
+        """The pod's preferred terms against every node's pods, summed per domain, kept across cycles per
+        set of terms (upstream sums every node every cycle; the numbers are the same): only the pods that
+        arrived or left since the last use are matched."""
         cluster = self.handle.snapshot  # type: ignore[union-attr]
-        log = cluster.change_log
-        entry = self._aggregates.get(key)
         topo = topology_arrays(columns_for(cluster))
+        events = topo.pod_events(cluster)
+        key = ("incoming", tuple((_term_sig(t), t.weight) for t in pref),
+               tuple((_term_sig(t), t.weight) for t in pref_anti))
+        entry = self._aggregates.get(key)
         if entry is not None and entry.topo is not topo:
             entry = None  # other node rows: start again
         if entry is None:
-            entry = _TopologyAggregate(topo)
-            for ni in cluster.node_infos:
-                if ni.pods_with_affinity or (incoming and ni.pods):  # the others contribute nothing
-                    entry.apply(ni.name, contribution(ni))
-            self._aggregates[key] = entry
+            terms = [(t, t.weight) for t in pref] + [(t, -t.weight) for t in pref_anti]
+            entry = self._aggregates[key] = _IncomingSums(topo, terms, len(events))
             if len(self._aggregates) > _MAX_AGGREGATES:
                 self._aggregates.popitem(last=False)
         else:
             self._aggregates.move_to_end(key)
-            if entry.version < len(log):
-                for name in set(log[entry.version:]):
-                    ni = cluster.by_name.get(name)
-                    entry.apply(name, contribution(ni) if ni is not None else [])
-        entry.version = len(log)
+            entry.update(events)
         return entry
 
     def _matched_sums(self, anti: bool, pod: Pod, ns_labels: dict[str, str]) -> _MatchedSums:

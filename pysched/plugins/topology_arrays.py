@@ -111,11 +111,47 @@ def count_matching(pods: list[Pod], selector: LabelSelector, namespace: str) -> 
     return n
 
 
+class _PodEvents:
+    """The pods that came onto (+1) or left (-1) each node row since it was made, in ``change_log`` order,
+    found by comparing a changed node's pods with those it had when last looked at: consumers that keep
+    per-node counts replay these, one match per pod that moved, instead of recounting the node's pods."""
+
+    __slots__ = ("events", "pos", "seen")
+
+    def __init__(self, cluster: ClusterState, cols: NodeColumns) -> None:
+        self.pos = len(cluster.change_log)
+        self.seen: list[tuple[Pod, ...]] = [tuple(ni.pods) for ni in cols.infos]
+        self.events: list[tuple[int, Pod, int]] = []
+
+    def catch_up(self, cluster: ClusterState, cols: NodeColumns) -> None:
+        log = cluster.change_log
+        if self.pos >= len(log):
+            return
+        index = cols.index
+        infos = cols.infos
+        events = self.events
+        for name in dict.fromkeys(log[self.pos:]):
+            row = index.get(name)
+            if row is None:
+                continue
+            old = self.seen[row]
+            new = tuple(infos[row].pods)
+            if len(old) == len(new) and all(a is b for a, b in zip(old, new, strict=True)):
+                continue
+            was = {id(p) for p in old}
+            now = {id(p) for p in new}
+            events.extend((row, p, -1) for p in old if id(p) not in now)
+            events.extend((row, p, 1) for p in new if id(p) not in was)
+            self.seen[row] = new
+        self.pos = len(log)
+
+
 class TopologyArrays:
     """The arrays of one ``NodeColumns`` (one cluster state)."""
 
     def __init__(self, cols: NodeColumns) -> None:
         self.cols = cols
+        self._events: _PodEvents | None = None
         self._domains: dict[str, Domains] = {}
         self._counts: OrderedDict[Hashable, _Counts] = OrderedDict()
         self._masks: OrderedDict[Hashable, np.ndarray] = OrderedDict()
@@ -129,32 +165,42 @@ class TopologyArrays:
             d = self._domains[key] = Domains(self.cols, key)
         return d
 
+    def pod_events(self, cluster: ClusterState) -> list[tuple[int, Pod, int]]:
+        """(node row, pod, +1 arrived / -1 left) since the first call, up to date with ``change_log``; a
+        consumer that counted from the nodes' pods at ``len(events)`` replays the events after it."""
+        ev = self._events
+        if ev is None:
+            ev = self._events = _PodEvents(cluster, self.cols)
+        else:
+            ev.catch_up(cluster, self.cols)
+        return ev.events
+
     def match_counts(self, cluster: ClusterState, selector: LabelSelector, namespace: str,
                      sel_key: Hashable) -> np.ndarray:
         """Per node row, the pods of ``namespace`` on it that ``selector`` matches (not terminating)."""
         key = (sel_key, namespace)
-        log = cluster.change_log
+        events = self.pod_events(cluster)
         ent = self._counts.get(key)
-        infos = self.cols.infos
         if ent is None:
             arr = np.zeros(self.cols.n, dtype=np.int64)
             if not selector.empty and not selector.nothing:
-                for i, ni in enumerate(infos):
+                for i, ni in enumerate(self.cols.infos):
                     if ni.pods:
                         arr[i] = count_matching(ni.pods, selector, namespace)
-            ent = self._counts[key] = _Counts(arr, len(log))
+            ent = self._counts[key] = _Counts(arr, len(events))
             if len(self._counts) > _MAX_COUNTS:
                 self._counts.popitem(last=False)
             return arr
         self._counts.move_to_end(key)
-        if ent.pos < len(log):
+        if ent.pos < len(events):
             if not selector.empty and not selector.nothing:
-                index = self.cols.index
-                for name in set(log[ent.pos:]):
-                    row = index.get(name)
-                    if row is not None:
-                        ent.arr[row] = count_matching(infos[row].pods, selector, namespace)
-            ent.pos = len(log)
+                arr = ent.arr
+                for row, p, d in events[ent.pos:]:  # count_matching's rule, one moved pod at a time
+                    meta = p.meta
+                    if meta.deletion_timestamp is None and meta.namespace == namespace \
+                            and selector.matches(meta.labels):
+                        arr[row] += d
+            ent.pos = len(events)
         return ent.arr
 
     def per_node(self, cluster: ClusterState, key: Hashable, compute: Callable[[NodeInfo], dict[Hashable, int]],
