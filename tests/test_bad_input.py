@@ -89,6 +89,7 @@ SNAPSHOT_CASES = [
     ("old-api-version.yaml", 2, ["old-api-version.yaml:10: document 2: PodDisruptionBudget team-a/web: apiVersion",
                                  "'policy/v1beta1'", "expected apiVersion 'policy/v1'"]),
     ("wrong-types.yaml", 2, ["wrong-types.yaml:16: document 2: Pod team-a/web-1: spec.containers: expected a list"]),
+    ("list-apiversion.yaml", 2, ["list-apiversion.yaml:7: document 2: Namespace team-b: apiVersion: required"]),
     ("alias-bomb.yaml", 2, ["alias-bomb.yaml:12: document 1", "alias bomb"]),
     ("duplicate-key.yaml", 2, ['duplicate-key.yaml:14: document 1: mapping key "requests" already defined at line 12']),
     ("duplicate-key.json", 2, ['duplicate-key.json:5: document 1: mapping key "nodeName" already defined at line 4']),

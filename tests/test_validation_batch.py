@@ -92,28 +92,34 @@ def _walk_issues(obj: dict) -> list[validation.Issue]:
 
 
 @SETTINGS
-@given(st.data(), st.sampled_from([(4, 1), (8, 2), (128, 16)]))
-def test_validator_gives_exactly_the_walks_issues(data: st.DataObject, sizes: tuple[int, int]) -> None:
+@given(st.data(), st.sampled_from([(4, 1), (8, 2), (128, 16)]), st.booleans())
+def test_validator_gives_exactly_the_walks_issues(data: st.DataObject, sizes: tuple[int, int], plain: bool) -> None:
+    # the mutations put only what JSON and YAML readers make (plain dicts, lists, str, int, float, bool, None)
     count = data.draw(st.integers(1, 24), label="objects")
     objects = [_mutate(data.draw(st.sampled_from(SEEDS), label="seed"), data) for _ in range(count)]
     expected = [_walk_issues(obj) for obj in objects]
     saved = validation.WINDOW, validation.PART
     validation.WINDOW, validation.PART = sizes
     try:
-        checker = validation.Validator(objects)
+        checker = validation.Validator(objects, plain=plain)
         assert [checker.issues(obj, at) for at, obj in enumerate(objects)] == expected
+        for at, obj in enumerate(objects):  # clean: no issue, and the loader may skip its label value check
+            if checker.clean(obj, at):
+                assert expected[at] == []
+                label_map = (obj.get("metadata") or {}).get("labels") or {}
+                assert all(labels.label_value_error(v) is None for v in label_map.values())
     finally:
         validation.WINDOW, validation.PART = saved
 
 
 @SETTINGS
-@given(st.data())
-def test_batch_clean_only_when_the_walk_finds_nothing(data: st.DataObject) -> None:
+@given(st.data(), st.booleans())
+def test_batch_clean_only_when_the_walk_finds_nothing(data: st.DataObject, plain: bool) -> None:
     obj = _mutate(data.draw(st.sampled_from(SEEDS), label="seed"), data)
     code = validation.model_of(obj["apiVersion"], obj["kind"])
     assert code is not None
     groups = {code: [obj]}
-    if validation._batch_clean(groups):
+    if validation._batch_clean(groups, plain):
         found: list[validation.Issue] = []
         validation._walk(obj, code, validation._schema()[0], found)
         assert found == []
@@ -164,7 +170,7 @@ def test_one_culprit_among_many_is_named_and_the_rest_spared(path: tuple, value:
     assert [x.message for x in issues[150]] == [message]
     assert issues[150] == _walk_issues(objects[150])
     # only the part holding the culprit was walked
-    assert len(checker._clean) == 300 - 1 - (validation.PART - 1)
+    assert checker._clean.count(1) == 300 - 1 - (validation.PART - 1)
 
 
 @settings(max_examples=60, deadline=None, derandomize=True,
@@ -189,7 +195,7 @@ def test_loader_says_the_same_with_and_without_the_batch_check(data: st.DataObje
     fast = outcome()
     real = validation._batch_clean
     try:
-        validation._batch_clean = lambda groups: False  # type: ignore[assignment]
+        validation._batch_clean = lambda groups, plain=False: False  # type: ignore[assignment]
         walked = outcome()
     finally:
         validation._batch_clean = real  # type: ignore[assignment]
@@ -197,14 +203,27 @@ def test_loader_says_the_same_with_and_without_the_batch_check(data: st.DataObje
 
 
 @SETTINGS
-@given(st.lists(st.text(max_size=70) | st.sampled_from(["a" * 63, "a" * 64, "-a", "a-", "a_b.c", "", "é"]),
-                max_size=8))
-def test_remembered_label_values_are_the_valid_ones(values: list[str]) -> None:
-    labels.remember_valid_values(values)
-    for v in values:
-        if v in labels._VALID_VALUES:
-            assert labels.label_value_error(v) is None, v
-    labels.remember_valid_values([1, None, ["x"]])  # not strings: left alone, no error
+@given(st.lists(st.text(max_size=70) | st.sampled_from(["a" * 63, "a" * 64, "-a", "a-", "a_b.c", "", "é", "a\nb",
+                                                       "web-1", "a.b", "a..b", "x" * 253, "a\n"]), max_size=8))
+def test_joined_checks_of_label_values_and_names_are_the_one_by_one_checks(values: list[str]) -> None:
+    # the window's label values (and names) are checked with one match of their newline-joined text
+    objs = [{"metadata": {"labels": {str(i): v}}} for i, v in enumerate(values)]
+    one_by_one = all(labels.label_value_error(v) is None for v in values)
+    assert validation._names_clean({"V1ConfigMap": objs}) == one_by_one, values
+    for rule in (validation.DNS1123_LABEL, validation.DNS1123_SUBDOMAIN, validation.DNS1035_LABEL):
+        names = [v for v in values if v]
+        if names and max(map(len, names)) <= rule.max_len:
+            expected = all(rule.pattern.fullmatch(v) for v in names)
+            assert validation._all_match(validation._JOINED[id(rule)], names) == expected, (rule.fmt, names)
+            assert validation._names_valid(rule, names) == expected, (rule.fmt, names)
+
+
+@SETTINGS
+@given(st.lists(st.text(alphabet="abz09-.\nA_é/", min_size=1, max_size=12), min_size=1, max_size=6))
+def test_names_checked_without_the_pattern_are_checked_as_with_it(names: list[str]) -> None:
+    for rule in (validation.DNS1123_LABEL, validation.DNS1123_SUBDOMAIN, validation.DNS1035_LABEL):
+        expected = all(rule.pattern.fullmatch(v) for v in names)
+        assert validation._names_valid(rule, names) == expected, (rule.fmt, names)
 
 
 # ------------------------------------------------------------------ documents of a YAML stream of JSON

@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pysched.apimachinery import label_value_errors, qualified_name_errors
@@ -42,16 +42,6 @@ def labels_known_valid(labels: Mapping, values: bool = True) -> bool:
         return _VALID_KEYS.issuperset(labels) and (not values or _VALID_VALUES.issuperset(labels.values()))
     except TypeError:  # an unhashable value (a list where a string belongs): the slow checks say what
         return False
-
-
-def remember_valid_values(values: Iterable[object]) -> None:
-    """Remember which of ``values`` are valid label values (as ``label_value_error`` finds them), so that
-    ``labels_known_valid`` then says yes at once: a loader learns a batch of objects' new values in one
-    go (a 5,000-node snapshot has a new hostname label on every node). Invalid ones are left alone."""
-    known = _VALID_VALUES
-    for v in values:
-        if isinstance(v, str) and v not in known and v.__class__ is str and not label_value_errors(v):
-            _remember(known, v)
 
 
 def label_key_error(key: object) -> str | None:

@@ -422,7 +422,7 @@ def _load(paths: Iterable[str], max_bytes: int, mode: str) -> Cluster:
         where = files[0] if len(files) == 1 else f"{len(files)} files"
         raise InputError("snapshot holds no objects: expected Kubernetes objects such as Nodes and Pods "
                          "(kubectl get nodes,pods -A -o yaml)", file="<stdin>" if where == "-" else where)
-    cluster = build_cluster(raw_objects, validate=mode, errors=errors)
+    cluster = build_cluster(raw_objects, validate=mode, errors=errors, parsed=True)
     cluster.sources = files
     if embedded:
         source, cluster.embedded_config, cfg_warnings = embedded[0]
@@ -485,8 +485,11 @@ def _raise(errors: list[InputError]) -> None:
 
 
 def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = False,
-                  errors: list[InputError] | None = None, validate: str | None = None) -> Cluster:
-    """Parse and admit objects; raises every problem found (with ``errors`` found earlier) together."""
+                  errors: list[InputError] | None = None, validate: str | None = None,
+                  parsed: bool = False) -> Cluster:
+    """Parse and admit objects; raises every problem found (with ``errors`` found earlier) together.
+    ``parsed``: the objects are as a JSON or YAML reader made them (plain dicts, lists, strings, numbers),
+    which lets the schema check take cheaper tests (``validation.Validator``)."""
     mode = validation_mode(strict, validate)
     cluster = Cluster()
     problems = _Problems(list(errors or []))
@@ -495,7 +498,7 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
     pods_raw: list[tuple[Document, dict, str]] = []
     latest = ""  # the latest creationTimestamp text seen (RFC 3339 UTC text sorts as time)
     # the schema check of many objects at once first: the clean ones (nearly all) are then not walked
-    validator = validation.Validator(obj for _, obj, _ in objects) if mode != "ignore" else None
+    validator = validation.Validator((obj for _, obj, _ in objects), plain=parsed) if mode != "ignore" else None
 
     for position, (doc, obj, where) in enumerate(objects):
         fail = _failer(problems, doc, where, obj)
@@ -611,9 +614,17 @@ def _api_checks(problems: _Problems, doc: Document, where: str, obj: Mapping, ki
     ``ignore``) every field against the v1.34 schema and the object's name. False when an error was
     recorded."""
     ok = True
+    if mode == "ignore":
+        issues: list[validation.Issue] = []
+        check_values = False
+    elif validator is not None and validator.clean(obj, position):  # type: ignore[arg-type]
+        issues, check_values = [], False  # the batch check of its window found its label values valid too
+    else:
+        issues = validation.validate_object(obj, obj["apiVersion"], kind)  # type: ignore[arg-type]
+        check_values = True
     meta = obj["metadata"]
     labels = meta.get("labels")
-    if isinstance(labels, _MAP) and not labels_known_valid(labels, values=mode != "ignore"):
+    if isinstance(labels, _MAP) and not labels_known_valid(labels, values=check_values):
         for k, v in labels.items():
             kerr = label_key_error(k)
             if kerr:
@@ -628,12 +639,6 @@ def _api_checks(problems: _Problems, doc: Document, where: str, obj: Mapping, ki
                 else:
                     entry = problems.bad_values.setdefault(kind, [0, f"{_describe(obj)}: metadata.labels.{k}: {verr}"])
                     entry[0] += 1
-    if mode == "ignore":
-        return ok
-    if validator is not None:  # the batch check of the object's window first (a load)
-        issues = validator.issues(obj, position)  # type: ignore[arg-type]
-    else:
-        issues = validation.validate_object(obj, obj["apiVersion"], kind)  # type: ignore[arg-type]
     for issue in issues:
         if mode == "strict":
             problems.add(doc, where, obj, f"{issue.message} (--validate=strict)", issue.path)

@@ -19,15 +19,16 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
-from itertools import chain, repeat
+from itertools import chain, compress, repeat
+from operator import eq
 from pathlib import Path
 from typing import Any
 
-from pysched.apimachinery import DNS1035_LABEL, DNS1123_LABEL, DNS1123_SUBDOMAIN
-from pysched.model.labels import remember_valid_values
+from pysched.apimachinery import DNS1035_LABEL, DNS1123_LABEL, DNS1123_SUBDOMAIN, NameRule
 from pysched.snapshot.kinds import CLUSTER_SCOPED
 from pysched.snapshot.reader import echo
 
@@ -87,7 +88,7 @@ class _Type:
         self.scalars = {k: _ALLOWED[c] for k, c in fields.items() if c in _ALLOWED}
         # field -> allowed Python types (a scalar) or the code to walk into; "o" fields are not listed
         self.checks: dict[str, frozenset | str] = {k: _ALLOWED.get(c, c) for k, c in fields.items() if c != "o"}
-        self.plan: dict[str, tuple[int, Any]] = {}  # the batch check's steps (``_plan``), once every type is known
+        self.plan: dict[str, tuple[int, Any, bool]] = {}  # the batch check's steps (``_plan``), once every type is known
 
 
 _OBJECTS: dict[str, str] = {}  # "[V1Container" -> "V1Container": lists of a type of the table
@@ -258,41 +259,48 @@ def _join(path: str, key: str) -> str:
 
 _NONE = type(None)
 _DICT_OR_NONE, _LIST_OR_NONE = frozenset({dict, _NONE}), frozenset({list, _NONE})
+_DICT = frozenset({dict})
 # steps of a field: its value is a scalar / an object of the table / a list or map of them / a list or
 # map of scalars (``None`` as allowed types: anything) / a code the batch check does not know (the walk
 # decides)
 _SCALAR, _OBJ, _OBJ_LIST, _OBJ_MAP, _LIST, _MAP, _OTHER = range(7)
-WINDOW = 128  # objects checked together; a window with a culprit is checked again in parts of PART
+WINDOW = 512  # objects checked together; a window with a culprit is checked again in parts of PART
 PART = 16
 
 
-def _plan(code: str, types: dict[str, _Type]) -> tuple[int, Any]:
+def _plan(code: str, types: dict[str, _Type]) -> tuple[int, Any, bool]:
+    """(step, its argument, whether a string is one of the allowed scalars)."""
     allowed = _ALLOWED.get(code)
     if allowed is not None:
-        return _SCALAR, allowed | {_NONE}
+        return _SCALAR, allowed | {_NONE}, str in allowed
     if code in types:
-        return _OBJ, code
+        return _OBJ, code, False
     head, sub = code[:1], code[1:]
     if head in ("[", "{"):
         if sub in types:
-            return (_OBJ_LIST if head == "[" else _OBJ_MAP), sub
+            return (_OBJ_LIST if head == "[" else _OBJ_MAP), sub, False
         if sub == "o":
-            return (_LIST if head == "[" else _MAP), None
+            return (_LIST if head == "[" else _MAP), None, False
         if sub in _ALLOWED:
-            return (_LIST if head == "[" else _MAP), _ALLOWED[sub] | {_NONE}
-    return _OTHER, None
+            return (_LIST if head == "[" else _MAP), _ALLOWED[sub] | {_NONE}, str in _ALLOWED[sub]
+    return _OTHER, None, False
 
 
-def _batch_clean(groups: dict[str, list[dict]]) -> bool:
+def _batch_clean(groups: dict[str, list[dict]], plain: bool = False) -> bool:
     """True when ``_walk`` would find nothing in any of the mappings of ``groups`` (type code -> mappings
-    of that type, each a dict); False says nothing."""
+    of that type, each a dict); False says nothing.
+
+    ``plain``: the values are of the types a JSON or YAML reader makes (``str`` itself, never a subclass of
+    it). Strings, the most common scalars, are then tested with one ``str.join`` of a field's values (or of
+    lists' items), which fails on anything but a string and costs less than a type test per value (which
+    remains for what the join refuses: None, numbers, ...)."""
     types = _schema()[0]
-    get, values = dict.get, dict.values
+    get, values, join, union = dict.get, dict.values, "".join, set().union
     pending = {code: list(ds) for code, ds in groups.items()}
     while pending:
         code, ds = pending.popitem()
         tt = types[code]
-        keys = set(chain.from_iterable(ds))
+        keys = union(*ds)  # dicts only (their parents were tested): set.union reads their keys directly
         if not tt.known.issuperset(keys):
             return False
         plan = tt.plan
@@ -300,8 +308,10 @@ def _batch_clean(groups: dict[str, list[dict]]) -> bool:
             step = plan.get(key)
             if step is None:  # anything goes
                 continue
-            kind, arg = step
+            kind, arg, strs = step
             if kind == _SCALAR:
+                if strs and plain and _joins(join, map(get, ds, repeat(key), repeat(""))):
+                    continue
                 if not arg.issuperset(map(type, map(get, ds, repeat(key)))):
                     return False
                 continue
@@ -321,9 +331,20 @@ def _batch_clean(groups: dict[str, list[dict]]) -> bool:
                     return False
                 pending.setdefault(arg, []).extend(filter(None, items))
             elif arg is not None:
+                if strs and plain and kind == _LIST and _joins(join, map(join, present)):
+                    continue
                 inner = chain.from_iterable(present) if kind == _LIST else chain.from_iterable(map(values, present))
                 if not arg.issuperset(map(type, inner)):
                     return False
+    return True
+
+
+def _joins(join: Any, strings: Iterable[object]) -> bool:
+    """Whether ``strings`` are all strings (``join`` is ``"".join``)."""
+    try:
+        join(strings)
+    except TypeError:
+        return False
     return True
 
 
@@ -334,47 +355,79 @@ def model_of(api_version: object, kind: object) -> str | None:
 
 class Validator:
     """``validate_object`` for the objects of one load, asked for in their order: each window of
-    ``WINDOW`` objects is batch-checked when its first object is asked for, and an object found clean,
-    fields and names, is not walked. The objects must not change in between (loaded objects never do)."""
+    ``WINDOW`` objects is batch-checked when its first object is asked for, and an object found clean
+    (fields, names, and the values of its labels) is not walked. The objects must not change in between
+    (loaded objects never do). ``plain``: the objects are as a JSON or YAML reader makes them (see
+    ``_batch_clean``)."""
 
-    __slots__ = ("_clean", "_done", "_objects")
+    __slots__ = ("_clean", "_done", "_objects", "_plain")
 
-    def __init__(self, objects: Iterable[object]) -> None:
-        self._objects = list(objects)  # kept alive: their ids stay theirs
-        self._clean: set[int] = set()  # ids of the objects found clean
+    def __init__(self, objects: Iterable[object], *, plain: bool = False) -> None:
+        self._objects = list(objects)
+        self._clean = bytearray(len(self._objects))  # 1 at the positions of the objects found clean
         self._done = 0  # the objects before this position have been batch-checked
+        self._plain = plain
+
+    def clean(self, obj: dict, at: int) -> bool:
+        """True when ``obj``, the object at position ``at``, has no issue and every value of its
+        ``metadata.labels`` is a valid label value; False says nothing."""
+        if at >= self._done:
+            self._check(at)
+        return at < len(self._clean) and self._clean[at] == 1 and self._objects[at] is obj
 
     def issues(self, obj: dict, at: int) -> list[Issue]:
         """Exactly what ``validate_object`` returns for ``obj``, the object at position ``at`` of the
         objects given, against its own ``apiVersion`` and ``kind``."""
-        if at >= self._done:
-            self._check(at)
-        if id(obj) in self._clean and self._objects[at] is obj:
+        if self.clean(obj, at):
             return []
         return validate_object(obj, obj["apiVersion"], obj["kind"])
 
     def _check(self, start: int) -> None:
         self._done = end = start + WINDOW
-        roots: list[tuple[dict, str]] = []
-        models = _models()
-        for obj in self._objects[start:end]:
-            if type(obj) is dict:
-                code = models.get((obj.get("apiVersion"), obj.get("kind")))
-                if code is not None:
-                    roots.append((obj, code))
-        if self._clean_batch(roots):
+        objs = self._objects[start:end]
+        codes = _codes(objs)
+        if self._clean_batch(start, objs, codes):
             return
-        for part in range(0, len(roots), PART):  # a culprit: the parts without one are still spared the walk
-            self._clean_batch(roots[part:part + PART])
+        for part in range(0, len(objs), PART):  # a culprit: the parts without one are still spared the walk
+            self._clean_batch(start + part, objs[part:part + PART], codes[part:part + PART])
 
-    def _clean_batch(self, roots: list[tuple[dict, str]]) -> bool:
-        groups: dict[str, list[dict]] = {}
-        for obj, code in roots:
-            groups.setdefault(code, []).append(obj)
-        if not _batch_clean(groups) or not _names_clean(groups):
+    def _clean_batch(self, start: int, objs: list[object], codes: list[str | None]) -> bool:
+        known = set(codes)
+        known.discard(None)
+        if len(known) == 1 and None not in codes:  # the common case: one kind
+            groups = {known.pop(): objs}
+        else:  # one C-level pass over the window per kind
+            groups = {code: list(compress(objs, map(eq, codes, repeat(code)))) for code in known}
+        if not _batch_clean(groups, self._plain) or not _names_clean(groups):  # type: ignore[arg-type]
             return False
-        self._clean.update(map(id, chain.from_iterable(groups.values())))
+        if None in codes:
+            for at, code in enumerate(codes, start):
+                if code is not None:
+                    self._clean[at] = 1
+        else:
+            self._clean[start:start + len(objs)] = b"\x01" * len(objs)
         return True
+
+
+def _codes(objs: list[object]) -> list[str | None]:
+    """The schema's type code of each of ``objs`` (None: not a dict, or of a kind the schema does not know)."""
+    models = _models()
+    get: Any = dict.get
+    if _DICT.issuperset(map(type, objs)):
+        try:
+            pairs = zip(map(get, objs, repeat("apiVersion")), map(get, objs, repeat("kind")), strict=True)
+            return list(map(models.get, pairs))
+        except TypeError:  # an unhashable apiVersion or kind (a list): found below
+            pass
+    out: list[str | None] = []
+    for obj in objs:
+        code = None
+        if type(obj) is dict:
+            api, kind = obj.get("apiVersion"), obj.get("kind")
+            if type(api) is str and type(kind) is str:
+                code = models.get((api, kind))
+        out.append(code)
+    return out
 
 
 @cache
@@ -382,20 +435,88 @@ def _models() -> dict[tuple[object, object], str]:
     return {tuple(key.rsplit("/", 1)): code for key, code in _schema()[1].items()}  # type: ignore[misc]
 
 
+def _joined(fmt: str) -> re.Pattern[str]:
+    """A pattern that matches texts of one or more lines, each matching ``fmt`` (whose groups must be
+    plain ones): a window's names are checked with one match of the names joined by newlines."""
+    assert "(?" not in fmt
+    one = fmt.replace("(", "(?:")
+    return re.compile(f"(?>{one})(?>\n(?>{one}))*+")  # atomic: no backtracking state kept per line
+
+
+# label values (apimachinery's IsValidLabelValue: at most 63 characters, empty or alphanumeric at both
+# ends, '-', '_', '.' inside); the pattern's characters are ASCII, so characters count as bytes
+_LABEL_VALUES = _joined("([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?")
+_JOINED = {id(rule): _joined(rule.fmt) for rule in (DNS1123_LABEL, DNS1123_SUBDOMAIN, DNS1035_LABEL)}
+
+
+def _all_match(pattern: re.Pattern[str], texts: list[str]) -> bool:
+    """Whether every one of ``texts`` (strings, none of them empty) matches the joined ``pattern``."""
+    joined = "\n".join(texts)
+    return joined.count("\n") == len(texts) - 1 and pattern.fullmatch(joined) is not None
+
+
+# DNS-1123 labels and subdomains without the regular expression engine (which costs some 80 instructions
+# a character): the characters allowed, then where '-' and '.' may not stand, found with substring searches
+_LOWER_ALNUM = "abcdefghijklmnopqrstuvwxyz0123456789"
+_DROP_LABEL = str.maketrans("", "", _LOWER_ALNUM + "-\n")
+_DROP_SUBDOMAIN = str.maketrans("", "", _LOWER_ALNUM + "-.\n")
+_BAD_LABEL = ("\n-", "-\n")  # a label starts and ends with an alphanumeric character
+_BAD_SUBDOMAIN = ("\n-", "-\n", "\n.", ".\n", "..", ".-", "-.")  # so does each dot-separated label
+
+
+def _names_valid(rule: NameRule, names: list[str]) -> bool:
+    """Whether every one of ``names`` (non-empty strings) matches ``rule``'s pattern."""
+    if rule is DNS1035_LABEL:
+        return _all_match(_JOINED[id(rule)], names)
+    subdomain = rule is DNS1123_SUBDOMAIN
+    joined = "\n".join(names)
+    if joined.count("\n") != len(names) - 1 or joined.translate(_DROP_SUBDOMAIN if subdomain else _DROP_LABEL):
+        return False
+    ends = "-." if subdomain else "-"
+    if joined[0] in ends or joined[-1] in ends:
+        return False
+    return not any(bad in joined for bad in (_BAD_SUBDOMAIN if subdomain else _BAD_LABEL))
+
+
+# label values found valid: a snapshot repeats a few thousand of them (zones, pools, template hashes)
+# on every object, so each is matched once; bounded as the model's own memory of valid values
+_VALID_LABEL_VALUES: set[str] = set()
+_MAX_VALID_LABEL_VALUES = 200_000
+
+
+def _label_values_valid(maps: list[dict]) -> bool:
+    """Whether every value of the label maps ``maps`` is a valid label value (a string)."""
+    try:
+        new = set().union(*map(dict.values, maps)) - _VALID_LABEL_VALUES  # unhashable values: TypeError
+        joined = "\n".join(new)  # values that are no strings: TypeError
+    except TypeError:
+        return False
+    if not new:
+        return True
+    if joined.count("\n") != len(new) - 1 or _LABEL_VALUES.fullmatch(joined) is None:
+        return False
+    if len(_VALID_LABEL_VALUES) + len(new) > _MAX_VALID_LABEL_VALUES:
+        _VALID_LABEL_VALUES.clear()
+    _VALID_LABEL_VALUES.update(new)
+    return True
+
+
 def _names_clean(groups: dict[str, list[dict]]) -> bool:
     """True when ``_name_issues`` finds nothing for any object of ``groups`` (type code -> objects of
     that type whose fields ``_batch_clean`` found clean: metadata, name and namespace hold a mapping, a
-    string or None)."""
-    get, values = dict.get, dict.values
+    string or None), and every value of their labels is a valid label value (the loader's own check of
+    label values is then skipped: ``Validator.clean``)."""
+    get = dict.get
     kinds = _kind_of_code()
     for code, objs in groups.items():
         kind = kinds[code]
         metas = list(filter(None, map(get, objs, repeat("metadata"))))
-        # the loader checks label values one object at a time, quickly once they are known valid
-        remember_valid_values(set(chain.from_iterable(map(values, filter(None, map(get, metas, repeat("labels")))))))
+        maps = list(filter(None, map(get, metas, repeat("labels"))))
+        if maps and not _label_values_valid(maps):
+            return False
         rule = _RULES.get(kind, DNS1123_SUBDOMAIN)
         names = list(filter(None, map(get, metas, repeat("name"))))
-        if names and (max(map(len, names)) > rule.max_len or not all(map(rule.pattern.fullmatch, names))):
+        if names and (max(map(len, names)) > rule.max_len or not _names_valid(rule, names)):
             return False
         if kind not in CLUSTER_SCOPED:
             spaces = set(filter(None, map(get, metas, repeat("namespace"))))  # a few, each checked once
