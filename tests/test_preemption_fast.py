@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 import pysched.scheduler.cycle as cycle_mod
+from pysched.framework.cycle_state import CycleState
 from pysched.framework.status import Code
 from pysched.plugins import defaultpreemption as dp, interpodaffinity as ipa, podtopologyspread as pts
 from pysched.scheduler.simulation import Simulation, SimulationOptions
@@ -196,23 +197,30 @@ def _spread_snapshot(tmp_path: Path) -> Path:
 @pytest.mark.parametrize("batched", [True, False], ids=["batched", "reference"])
 def test_tail_dry_runs_give_the_full_dry_runs_statuses(batched: bool, tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    """A node rejected by PodTopologySpread or InterPodAffinity is dry-run with only RemovePod and those
-    plugins' Filter: the same statuses and candidates per node, the same --trace JSON, as the full dry
-    run (copied node and state, every Filter plugin) on every node."""
+    """A node rejected by PodTopologySpread or InterPodAffinity keeps that status when its victims change
+    no PreFilter state, else is dry-run with only RemovePod and those plugins' Filter: the same statuses
+    and candidates per node, the same --trace JSON, as the full dry run (copied node and state, every
+    Filter plugin) on every node."""
     path = _spread_snapshot(tmp_path)
     runs = {}
     taken: Counter[str] = Counter()
-    real = dp.DefaultPreemption._tail_dry_run
+    real, real_changes = dp.DefaultPreemption._tail_dry_run, dp.DefaultPreemption._victims_change_state
 
     def spy(self: dp.DefaultPreemption, *args: Any) -> Any:
         st = real(self, *args)
         taken["rejected" if st is not None else "passed"] += 1
         return st
 
+    def spy_changes(self: dp.DefaultPreemption, *args: Any) -> bool:
+        changes = real_changes(self, *args)
+        taken["state changed" if changes else "as the Filter judged"] += 1
+        return changes
+
     for tail in (True, False):
         with monkeypatch.context() as m:
             if tail:
                 m.setattr(dp.DefaultPreemption, "_tail_dry_run", spy)
+                m.setattr(dp.DefaultPreemption, "_victims_change_state", spy_changes)
             else:
                 m.setattr(dp.DefaultPreemption, "_tail_filters", lambda self, state: None)
             result = Simulation(load_snapshot([str(path)]), CONFIG, REGISTRY,
@@ -220,4 +228,43 @@ def test_tail_dry_runs_give_the_full_dry_runs_statuses(batched: bool, tmp_path: 
         runs[tail] = (json.dumps(result.to_dict(), sort_keys=True), _preemption_statuses(result.cycles))
     assert runs[True][1] == runs[False][1]
     assert runs[True][0] == runs[False][0]
-    assert taken["rejected"] >= 40 and taken["passed"] >= 5, taken
+    assert taken["as the Filter judged"] >= 30 and taken["rejected"] >= 5 and taken["passed"] >= 5, taken
+
+
+def _counts(state: Any) -> tuple:
+    """What RemovePod can change: PodTopologySpread's maps and critical paths, InterPodAffinity's maps."""
+    s, a = state.read(pts.PRE_FILTER_STATE_KEY), state.read(ipa.PRE_FILTER_STATE_KEY)
+    spread = None if s is None else ([dict(m) for m in s.tp_value_to_match_num],
+                                     [(p.v0, p.n0, p.v1, p.n1) for p in s.critical_paths])
+    affinity = None if a is None else (dict(a.existing_anti_affinity_counts), dict(a.affinity_counts),
+                                       dict(a.anti_affinity_counts))
+    return spread, affinity
+
+
+@pytest.mark.parametrize("cluster", ["spread", "all"])
+def test_remove_pod_changes_says_whether_remove_pod_changes_the_state(cluster: str, tmp_path: Path) -> None:
+    """Every (pending pod, running pod of lower priority) pair: the topology plugins' ``remove_pod_changes``
+    is True exactly when their RemovePod changes a count."""
+    path = _spread_snapshot(tmp_path) if cluster == "spread" else _write(tmp_path, 40, 40, 300, 3)
+    sim = Simulation(load_snapshot([str(path)]), CONFIG, REGISTRY, SimulationOptions())
+    fwk = next(iter(sim.frameworks.values()))
+    seen: Counter[tuple[str, bool]] = Counter()
+    for pod in sim.cluster.pods:
+        if pod.node_name:
+            continue
+        state = CycleState()
+        fwk.run_pre_filter(state, pod, sim.state.node_infos)
+        before = _counts(state)
+        for ni in sim.state.node_infos:
+            for victim in ni.pods:
+                if victim.priority >= pod.priority:
+                    continue
+                for plugin in fwk.pre_filter_with_extensions:
+                    if plugin.name in state.skip_filter_plugins or plugin.name not in dp.NODE_OBJECT_ONLY:
+                        continue
+                    said = plugin.remove_pod_changes(state, pod, victim, ni)
+                    trial = state.clone()
+                    plugin.remove_pod(trial, pod, victim, ni)
+                    assert said == (_counts(trial) != before), (plugin.name, pod.key, victim.key, ni.name)
+                    seen[(plugin.name, said)] += 1
+    assert all(seen[(name, said)] for name in dp.NODE_OBJECT_ONLY for said in (True, False)), seen

@@ -234,6 +234,11 @@ class PreFilterPlugin(Plugin):
     def remove_pod(self, state: CycleState, pod: Pod, pod_to_remove: Pod, node: NodeInfo) -> Status | None:
         return None
 
+    def remove_pod_changes(self, state: CycleState, pod: Pod, pod_to_remove: Pod, node: NodeInfo) -> bool:
+        """Whether ``remove_pod`` would change anything in ``state`` (True when the plugin cannot tell):
+        preemption skips the dry run of a node whose victims change no PreFilter state."""
+        return True
+
 
 class FilterPlugin(Plugin):
     @abstractmethod

@@ -205,6 +205,13 @@ class Framework:
                 return Status(Code.Error, error=f'running RemovePod on PreFilter plugin "{p.name}": {st.message()}')
         return None
 
+    def remove_pod_changes(self, state: CycleState, pod: Pod, to_remove: Pod, node: NodeInfo) -> bool:
+        """Whether ``run_pre_filter_remove_pod`` would change anything in ``state``."""
+        for p in self.pre_filter_with_extensions:
+            if p.name not in state.skip_filter_plugins and p.remove_pod_changes(state, pod, to_remove, node):
+                return True
+        return False
+
     # ------------------------------------------------------------------ Filter
     def run_filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
         """Filter plugins in order, stopping at the first non-success (PreFilter-skipped ones left out)."""

@@ -165,6 +165,7 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
         self.args = args if args is not None else decode_args(None)
         self.handle = handle
         self.rng = rng  # None: offset 0 (deterministic); a Random: upstream's random offset
+        self._lowest: dict[NodeInfo, tuple[int, float]] = {}  # see _lowest_priority
 
     def pre_enqueue(self, pod: Pod) -> Status | None:
         return None  # preemption runs synchronously here, so no pod waits for its own preemption
@@ -252,9 +253,13 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
         tail = self._tail_filters(state)
         explicit = statuses.statuses
         nominated = self.handle.snapshot.nominated_pods_for
+        lowest = self._lowest
         for i in range(len(potential)):
             original = potential[(offset + i) % len(potential)]
-            if not any(p.priority < prio for p in original.pods):
+            low = lowest.get(original)
+            if low is None or low[0] != original.generation:
+                low = self._lowest_priority(original)
+            if low[1] >= prio:
                 # nothing to evict: the dry run would end before touching the node or the state, so
                 # neither is copied (on a full cluster most nodes hold only pods of equal or higher priority)
                 node_statuses.set(original.name, no_victims)
@@ -263,6 +268,10 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
                 st0 = explicit.get(original.name)
                 if (st0 is not None and st0.code == Code.Unschedulable and st0.plugin in tail[0]
                         and not nominated(original.name)):
+                    if not self._victims_change_state(state, pod, original):
+                        # no PreFilter state changes either: the tail judges as the cycle's Filter did
+                        node_statuses.set(original.name, Status(st0.code, *st0.reasons, plugin=st0.plugin))
+                        continue
                     st = self._tail_dry_run(state.clone(), pod, original, tail[1])
                     if st is not None:
                         node_statuses.set(original.name, st)
@@ -282,6 +291,12 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
             node_statuses.set(node.name, st)
         return non_violating + violating, node_statuses
 
+    def _lowest_priority(self, node: NodeInfo) -> tuple[int, float]:
+        """(the node's generation, the lowest priority of a pod on it), kept until the node's pods change."""
+        low = (node.generation, min((p.priority for p in node.pods), default=float("inf")))
+        self._lowest[node] = low
+        return low
+
     def _tail_filters(self, state: CycleState) -> tuple[frozenset[str], list] | None:
         """When this cycle's Filter plugins split into a head that only passes more easily once pods
         leave a node and a tail that reads nothing of a node but its object: the tail's names and its
@@ -299,6 +314,12 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
         if k == len(active) or any(p.name not in NODE_OBJECT_ONLY for p in active[k:]):
             return None
         return frozenset(p.name for p in active[k:]), [(p.name, p.filter) for p in active[k:]]
+
+    def _victims_change_state(self, state: CycleState, pod: Pod, node: NodeInfo) -> bool:
+        """Whether removing the node's lower-priority pods would change any PreFilter state."""
+        changes = self.handle.framework.remove_pod_changes
+        prio = pod.priority
+        return any(changes(state, pod, p, node) for p in node.pods if p.priority < prio)
 
     def _tail_dry_run(self, state: CycleState, pod: Pod, node: NodeInfo, tail: list) -> Status | None:
         """The dry run of a node whose Filter status came from a tail plugin (so every head plugin passed

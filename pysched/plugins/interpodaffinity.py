@@ -208,26 +208,39 @@ class PreFilterState(StateData):
     def __repr__(self) -> str:
         return f"PreFilterState(pod={self.pod.key if self.pod else None!r})"
 
+    def _counted(self, other: Pod) -> list[tuple[int, str]]:
+        """The counts ``other`` is part of, in update order: (0 existing anti-affinity, 1 affinity,
+        2 anti-affinity; topology key). A node without that key holds none of them."""
+        incoming = self.pod
+        assert incoming is not None
+        out: list[tuple[int, str]] = []
+        if other.affinity.required_anti:
+            out += [(0, t.topology_key) for t in other.affinity.required_anti
+                    if term_matches(t, incoming, self.namespace_labels)]
+        if self.required_affinity and pod_matches_all_terms(self.required_affinity, other):
+            out += [(1, t.topology_key) for t in self.required_affinity]
+        if self.required_anti:
+            out += [(2, t.topology_key) for t in self.required_anti if term_matches(t, other, None)]
+        return out
+
+    def changes_with(self, other: Pod, node: NodeInfo) -> bool:
+        """Whether ``update_with_pod(other, node, ...)`` would change any count."""
+        labels = node.node.labels
+        return any(key in labels for _, key in self._counted(other))
+
     def update_with_pod(self, other: Pod, node: NodeInfo, multiplier: int) -> None:
         """AddPod / RemovePod: account for ``other`` appearing on (or leaving) ``node``."""
         if self.arrays is not None:  # the maps change: the arrays no longer describe them
             _ = self.existing_anti_affinity_counts, self.affinity_counts, self.anti_affinity_counts
             self.arrays = None
         labels = node.node.labels
-        incoming = self.pod
-        assert incoming is not None
-        for t in other.affinity.required_anti:
-            if term_matches(t, incoming, self.namespace_labels):
-                self._own_maps()
-                _update(self.existing_anti_affinity_counts, labels, t.topology_key, multiplier)
-        if pod_matches_all_terms(self.required_affinity, other):
-            for t in self.required_affinity:
-                self._own_maps()
-                _update(self.affinity_counts, labels, t.topology_key, multiplier)
-        for t in self.required_anti:
-            if term_matches(t, other, None):
-                self._own_maps()
-                _update(self.anti_affinity_counts, labels, t.topology_key, multiplier)
+        counted = self._counted(other)
+        if not counted:
+            return
+        self._own_maps()
+        maps = (self.existing_anti_affinity_counts, self.affinity_counts, self.anti_affinity_counts)
+        for which, key in counted:
+            _update(maps[which], labels, key, multiplier)
 
 
 def _update(m: dict[TopologyPair, int], labels: Mapping[str, str], key: str, value: int) -> None:
@@ -763,6 +776,10 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             return err
         s.update_with_pod(pod_to_remove, node, -1)  # type: ignore[union-attr]
         return None
+
+    def remove_pod_changes(self, state: CycleState, pod: Pod, pod_to_remove: Pod, node: NodeInfo) -> bool:
+        s, err = self._read_pre_filter(state)
+        return err is not None or s.changes_with(pod_to_remove, node)  # type: ignore[union-attr]
 
     # ------------------------------------------------------------------ Filter
     def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:

@@ -914,22 +914,30 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
     def normalize_values(self, state: CycleState, pod: Pod, values: list[int]) -> list[int]:
         return self.batch_normalize(state, pod, np.asarray(values, dtype=np.int64)).tolist()
 
-    def _update_with_pod(self, s: PreFilterState, updated: Pod, preemptor: Pod, ni: NodeInfo, delta: int) -> None:
-        if updated.namespace != preemptor.namespace:
-            return
-        s.mutable()
-        labels = ni.node.labels
-        if not node_has_all_keys(labels, s.constraints):
-            return
+    @staticmethod
+    def _counted(s: PreFilterState, updated: Pod, preemptor: Pod, ni: NodeInfo) -> list[int]:
+        """The constraints whose count ``updated`` on ``ni`` is part of (same namespace as the incoming
+        pod, the node has every topology key, the selector matches, the node is eligible)."""
+        if updated.namespace != preemptor.namespace or not node_has_all_keys(ni.node.labels, s.constraints):
+            return []
+        out = []
         verdict: tuple[bool, bool] | None = None
         for i, c in enumerate(s.constraints):
             if not c.selector.matches(updated.labels):
                 continue
             if verdict is None:
                 verdict = _Eligibility(preemptor, s.constraints).per_node(ni)
-            if not _Eligibility.ok(c, verdict):
-                continue
-            v = labels[c.topology_key]
+            if _Eligibility.ok(c, verdict):
+                out.append(i)
+        return out
+
+    def _update_with_pod(self, s: PreFilterState, updated: Pod, preemptor: Pod, ni: NodeInfo, delta: int) -> None:
+        if updated.namespace != preemptor.namespace:
+            return
+        s.mutable()
+        labels = ni.node.labels
+        for i in self._counted(s, updated, preemptor, ni):
+            v = labels[s.constraints[i].topology_key]
             m = s.writable_map(i)
             m[v] = m.get(v, 0) + delta
             s.critical_paths[i].update(v, m[v])
@@ -955,6 +963,10 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
             return err
         self._update_with_pod(s, pod_to_remove, pod, node, -1)  # type: ignore[arg-type]
         return None
+
+    def remove_pod_changes(self, state: CycleState, pod: Pod, pod_to_remove: Pod, node: NodeInfo) -> bool:
+        s, err = self._read_pre_filter(state)
+        return err is not None or bool(self._counted(s, pod_to_remove, pod, node))  # type: ignore[arg-type]
 
     # ------------------------------------------------------------------ Filter
     def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
