@@ -213,9 +213,12 @@ class Framework:
         return False
 
     # ------------------------------------------------------------------ Filter
-    def run_filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
-        """Filter plugins in order, stopping at the first non-success (PreFilter-skipped ones left out)."""
-        active = state.active_filters
+    def run_filter(self, state: CycleState, pod: Pod, node: NodeInfo,
+                   active: list[tuple[str, Any]] | None = None) -> Status | None:
+        """Filter plugins in order, stopping at the first non-success (PreFilter-skipped ones left out);
+        ``active``: only these (name, filter) pairs, in this order."""
+        if active is None:
+            active = state.active_filters
         if active is None:
             skip = state.skip_filter_plugins
             active = state.active_filters = [(n, fn) for n, fn in self._filter_fns if n not in skip]

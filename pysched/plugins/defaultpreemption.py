@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from typing import Any
 
 from pysched.framework.cycle_state import CycleState
 from pysched.framework.extender import Victims, call_extenders_for_preemption
@@ -41,6 +42,16 @@ class Candidate:
     node: str
     victims: list[Pod]
     num_pdb_violations: int
+
+
+@dataclass(slots=True)
+class FilterSplit:
+    """This cycle's Filter plugins (PreFilter-skipped ones left out) as dry runs may use them: the first
+    ``head`` only pass more easily once pods leave a node, the rest read nothing of a node but its object."""
+
+    active: list[tuple[str, Any]]  # (name, filter) in Filter order
+    head: int
+    position: dict[str, int]  # name -> index in ``active``
 
 
 @dataclass(slots=True)
@@ -250,46 +261,78 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
         violating: list[Candidate] = []
         prio = pod.priority
         no_victims = no_victims_status()  # one object for every node without victims (read-only)
-        tail = self._tail_filters(state)
+        split = self._filter_split(state)
         explicit = statuses.statuses
-        nominated = self.handle.snapshot.nominated_pods_for
+        out = node_statuses.statuses
         lowest = self._lowest
-        for i in range(len(potential)):
-            original = potential[(offset + i) % len(potential)]
+        for original in potential[offset:] + potential[:offset]:
             low = lowest.get(original)
             if low is None or low[0] != original.generation:
                 low = self._lowest_priority(original)
             if low[1] >= prio:
                 # nothing to evict: the dry run would end before touching the node or the state, so
                 # neither is copied (on a full cluster most nodes hold only pods of equal or higher priority)
-                node_statuses.set(original.name, no_victims)
+                out[original.name] = no_victims
                 continue
-            if tail is not None:
-                st0 = explicit.get(original.name)
-                if (st0 is not None and st0.code == Code.Unschedulable and st0.plugin in tail[0]
-                        and not nominated(original.name)):
-                    if not self._victims_change_state(state, pod, original):
-                        # no PreFilter state changes either: the tail judges as the cycle's Filter did
-                        node_statuses.set(original.name, Status(st0.code, *st0.reasons, plugin=st0.plugin))
-                        continue
-                    st = self._tail_dry_run(state.clone(), pod, original, tail[1])
-                    if st is not None:
-                        node_statuses.set(original.name, st)
-                        continue
-            node = original.clone()
-            victims, violations, st = self.select_victims_on_node(state.clone(), pod, node, pdbs)
-            if st is None and victims:
-                c = Candidate(node.name, victims, violations)
-                target = non_violating if violations == 0 else violating
-                if len(target) < want:
-                    target.append(c)
-                if non_violating and len(non_violating) + len(violating) >= want:
-                    break
+            c = self._dry_run(state, pod, original, pdbs, split, explicit.get(original.name))
+            if isinstance(c, Status):
+                out[original.name] = c
                 continue
-            if st is None:
-                st = Status.as_error(f'expected at least one victim pod on node "{node.name}"')
-            node_statuses.set(node.name, st)
+            target = non_violating if c.num_pdb_violations == 0 else violating
+            if len(target) < want:
+                target.append(c)
+            if non_violating and len(non_violating) + len(violating) >= want:
+                break
         return non_violating + violating, node_statuses
+
+    def _dry_run(self, state: CycleState, pod: Pod, node: NodeInfo, pdbs: list[PodDisruptionBudget],
+                 split: FilterSplit | None, filter_status: Status | None) -> Candidate | Status:
+        """What removing the node's lower-priority pods gives: a candidate, or the status the node ends
+        with. A node that a Filter plugin rejected (``filter_status``) is first judged again from that
+        plugin on (``_judge_from``); only a node that may become a candidate gets the full dry run."""
+        if (split is not None and filter_status is not None and filter_status.code == Code.Unschedulable
+                and not self.handle.snapshot.nominated_pods_for(node.name)):
+            at = split.position.get(filter_status.plugin)
+            if at is not None:
+                st = self._judge_from(state, pod, node, split, at, filter_status)
+                if st is not None:
+                    return st
+        victims, violations, st = self.select_victims_on_node(state.clone(), pod, node.clone(), pdbs)
+        if st is None and victims:
+            return Candidate(node.name, victims, violations)
+        return st if st is not None else Status.as_error(f'expected at least one victim pod on node "{node.name}"')
+
+    def _judge_from(self, state: CycleState, pod: Pod, node: NodeInfo, split: FilterSplit, at: int,
+                    filter_status: Status) -> Status | None:
+        """The status the full dry run ends with, for a node whose Filter status came from plugin ``at``;
+        None when every plugin passes without the victims (the node may be a candidate).
+
+        The plugins before ``at`` passed with every pod in place, so they pass without the victims (head
+        plugins pass more easily with fewer pods; tail plugins see the same node object and, when no
+        victim changes a PreFilter count, the same state). Head plugins from ``at`` on are judged on a
+        copy of the node without the victims; tail plugins on the node itself (they read only its
+        object), with the cycle's state when no victim changes it, else after RemovePod on a copy."""
+        fwk = self.handle.framework
+        prio = pod.priority
+        tail = split.active[split.head:]
+        if at < split.head:
+            lighter = node.clone()
+            for p in [p for p in node.pods if p.priority < prio]:
+                lighter.remove_pod(p)
+            st = fwk.run_filter(state, pod, lighter, split.active[at:split.head])
+            if st is not None:
+                return st
+        if not self._victims_change_state(state, pod, node):
+            if at >= split.head:  # the tail judges as the cycle's Filter did
+                return Status(filter_status.code, *filter_status.reasons, plugin=filter_status.plugin)
+            return fwk.run_filter(state, pod, node, tail)
+        trial = state.clone()
+        for p in node.pods:
+            if p.priority < prio:
+                st = fwk.run_pre_filter_remove_pod(trial, pod, p, node)
+                if st is not None:
+                    return st
+        return fwk.run_filter(trial, pod, node, tail)
 
     def _lowest_priority(self, node: NodeInfo) -> tuple[int, float]:
         """(the node's generation, the lowest priority of a pod on it), kept until the node's pods change."""
@@ -297,10 +340,10 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
         self._lowest[node] = low
         return low
 
-    def _tail_filters(self, state: CycleState) -> tuple[frozenset[str], list] | None:
-        """When this cycle's Filter plugins split into a head that only passes more easily once pods
-        leave a node and a tail that reads nothing of a node but its object: the tail's names and its
-        (name, filter) pairs in order. None: every dry run goes the full way."""
+    def _filter_split(self, state: CycleState) -> FilterSplit | None:
+        """This cycle's Filter plugins as a head that only passes more easily once pods leave a node and a
+        tail that reads nothing of a node but its object; None when they do not split so (or extenders
+        filter too, or another PreFilter plugin has AddPod/RemovePod): every dry run goes the full way."""
         fwk = self.handle.framework
         if self.handle.extenders:
             return None  # an extender's Filter statuses name no plugin this reasoning covers
@@ -311,31 +354,15 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
         k = 0
         while k < len(active) and active[k].name in PASS_WITHOUT_PODS:
             k += 1
-        if k == len(active) or any(p.name not in NODE_OBJECT_ONLY for p in active[k:]):
+        if any(p.name not in NODE_OBJECT_ONLY for p in active[k:]):
             return None
-        return frozenset(p.name for p in active[k:]), [(p.name, p.filter) for p in active[k:]]
+        return FilterSplit([(p.name, p.filter) for p in active], k, {p.name: i for i, p in enumerate(active)})
 
     def _victims_change_state(self, state: CycleState, pod: Pod, node: NodeInfo) -> bool:
         """Whether removing the node's lower-priority pods would change any PreFilter state."""
         changes = self.handle.framework.remove_pod_changes
         prio = pod.priority
         return any(changes(state, pod, p, node) for p in node.pods if p.priority < prio)
-
-    def _tail_dry_run(self, state: CycleState, pod: Pod, node: NodeInfo, tail: list) -> Status | None:
-        """The dry run of a node whose Filter status came from a tail plugin (so every head plugin passed
-        with all its pods there, and passes without the victims): RemovePod of every lower-priority pod,
-        then the tail's Filter only, on the node itself (tail plugins read its labels and taints, not its
-        pods). The status the full dry run would end with, or None when the tail passes (the node may be
-        a candidate: the caller runs the full dry run)."""
-        fwk = self.handle.framework
-        prio = pod.priority
-        for p in node.pods:
-            if p.priority < prio:
-                st = fwk.run_pre_filter_remove_pod(state, pod, p, node)
-                if st is not None:
-                    return st
-        state.active_filters = tail
-        return fwk.run_filter(state, pod, node)
 
     def select_victims_on_node(self, state: CycleState, pod: Pod, node: NodeInfo,
                                pdbs: list[PodDisruptionBudget]) -> tuple[list[Pod], int, Status | None]:
