@@ -102,13 +102,13 @@ def count_matching(pods: list[Pod], selector: LabelSelector, namespace: str) -> 
     other namespaces are skipped)."""
     if selector.empty:
         return 0
-    n = 0
-    for p in pods:
-        if p.meta.deletion_timestamp is not None or p.meta.namespace != namespace:
-            continue
-        if selector.matches(p.meta.labels):
-            n += 1
-    return n
+    return sum(1 for p in pods if counted(p, selector, namespace))
+
+
+def counted(pod: Pod, selector: LabelSelector, namespace: str) -> bool:
+    """Whether ``count_matching`` counts ``pod`` (for a selector that is not empty)."""
+    meta = pod.meta
+    return meta.deletion_timestamp is None and meta.namespace == namespace and selector.matches(meta.labels)
 
 
 class _PodEvents:
@@ -196,9 +196,7 @@ class TopologyArrays:
             if not selector.empty and not selector.nothing:
                 arr = ent.arr
                 for row, p, d in events[ent.pos:]:  # count_matching's rule, one moved pod at a time
-                    meta = p.meta
-                    if meta.deletion_timestamp is None and meta.namespace == namespace \
-                            and selector.matches(meta.labels):
+                    if counted(p, selector, namespace):
                         arr[row] += d
             ent.pos = len(events)
         return ent.arr
