@@ -433,7 +433,7 @@ class PreFilterState(StateData):
     and critical paths are built only when something reads them; AddPod/RemovePod (preemption, nominated
     pods) work on the maps and drop the arrays."""
 
-    __slots__ = ("_borrowed", "_paths", "_tp", "arrays", "constraints")
+    __slots__ = ("_borrowed", "_origin", "_paths", "_tp", "arrays", "constraints")
 
     def __init__(self, constraints: list[Constraint] | None = None, critical_paths: list[CriticalPaths] | None = None,
                  tp_value_to_match_num: list[dict[str, int]] | None = None,
@@ -444,10 +444,18 @@ class PreFilterState(StateData):
         self.arrays = arrays
         # per map of ``_tp``: True while it is still the map of the state this one was cloned from
         self._borrowed: list[bool] | None = None
+        # a clone taken before the maps were built: the state it was cloned from, whose maps it borrows
+        # when it needs maps, if that state has not been written since (it still has the same arrays)
+        self._origin: PreFilterState | None = None
 
     def _materialize(self) -> None:
         if self._tp is None:
             assert self.arrays is not None
+            o, self._origin = self._origin, None
+            if o is not None and o.arrays is self.arrays:
+                o._materialize()
+                self._borrow(o)
+                return
             self._tp = [a.to_dict() for a in self.arrays]
             paths = []
             for m in self._tp:
@@ -499,14 +507,25 @@ class PreFilterState(StateData):
             borrowed[i] = False
         return tp[i]
 
+    def _borrow(self, o: PreFilterState) -> None:
+        """Take ``o``'s (built) maps, shared both ways until one side writes (whichever writes first
+        copies), and copies of its critical paths."""
+        tp = o.tp_value_to_match_num
+        self._tp = list(tp)
+        self._paths = [p.copy() for p in o.critical_paths]
+        self._borrowed = [True] * len(tp)
+        o._borrowed = [True] * len(tp)
+
     def clone(self) -> PreFilterState:
-        # The maps are built once here; a clone shares them until AddPod/RemovePod writes to one
-        # (preemption clones the state per candidate node, and most dry runs change no map: a hostname
-        # map has a key per node).
-        tp = self.tp_value_to_match_num
-        c = PreFilterState(self.constraints, [p.copy() for p in self.critical_paths], list(tp), self.arrays)
-        c._borrowed = [True] * len(tp)
-        self._borrowed = [True] * len(tp)  # shared both ways: whichever writes first copies
+        c = PreFilterState(self.constraints, None, None, self.arrays)
+        if self._tp is None:
+            # Maps not built yet: the clone reads the (never written) arrays and borrows this state's maps
+            # only when it needs maps (nominated pods that no constraint counts need none).
+            c._origin = self
+            return c
+        # A clone shares the maps until AddPod/RemovePod writes to one (preemption clones the state per
+        # candidate node, and most dry runs change no map: a hostname map has a key per node).
+        c._borrow(self)
         return c
 
     def __repr__(self) -> str:
@@ -932,11 +951,12 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
         return out
 
     def _update_with_pod(self, s: PreFilterState, updated: Pod, preemptor: Pod, ni: NodeInfo, delta: int) -> None:
-        if updated.namespace != preemptor.namespace:
-            return
+        counted = self._counted(s, updated, preemptor, ni)
+        if not counted:
+            return  # no count changes: the arrays (if any) still describe the state
         s.mutable()
         labels = ni.node.labels
-        for i in self._counted(s, updated, preemptor, ni):
+        for i in counted:
             v = labels[s.constraints[i].topology_key]
             m = s.writable_map(i)
             m[v] = m.get(v, 0) + delta

@@ -76,7 +76,7 @@ def _first_rejections(verdicts: list[tuple[int, str, BatchVerdict]], rows: np.nd
         if not with_statuses:
             continue
         sts = v.statuses(rows[sel])
-        for st in {id(x): x for x in sts}.values():  # shared objects: once each
+        for st in dict(zip(map(id, sts), sts)).values():  # shared objects: once each
             st.plugin = name
         obj = np.empty(len(sel), dtype=object)
         obj[:] = sts
@@ -206,32 +206,54 @@ def _window_with_nominated(fwk: Framework, state: CycleState, pod: Pod, statuses
                            to_find: int, nominated_rows: set[int]) -> list[NodeInfo] | None:
     """Every plugin has a verdict, and some nodes hold nominated pods: those rows are judged per node
     (``run_filter_with_nominated``), in window order, only as far as the window reaches (each one may
-    move its end); every other row keeps the verdicts' answer. Statuses are set in window order."""
+    move its end); every other row keeps the verdicts' answer. The rejected rows' statuses are deferred
+    as on the plain path (set in window order when first read)."""
     n = len(order)
     start = int(order[0])
     judged: dict[int, Status | None] = {}  # window position -> the per-node status of a nominated row
+    # Judged in window order: the next one is always the first of ``pending`` not judged yet, and it is
+    # judged only while it lies before the window's end (which moves only when a verdict changes).
     pending = sorted((r - start) % n for r in nominated_rows)
-    while True:
-        hits = np.flatnonzero(passed)
-        end = int(hits[to_find]) if len(hits) > to_find else n
-        pos = next((q for q in pending if q < end and q not in judged), None)
-        if pos is None:
+    hits = passed.nonzero()[0]
+    end = int(hits[to_find]) if len(hits) > to_find else n
+    for pos in pending:
+        if pos >= end:
             break
         st = fwk.run_filter_with_nominated(state, pod, cols.infos[int(order[pos])])
         if st is not None and st.code != Code.Success and st.code not in _REJECTED:
             return None  # an error: the per-node loop reports it
         judged[pos] = st
-        passed[pos] = st is None or st.code == Code.Success
+        ok = st is None or st.code == Code.Success
+        if ok != passed[pos]:
+            passed[pos] = ok
+            hits = passed.nonzero()[0]
+            end = int(hits[to_find]) if len(hits) > to_find else n
     # as the cycle: the window ends before the next feasible node after the count
     hits = hits[:to_find]
     rows = order[hits]
-    rejected_pos = np.flatnonzero(~passed[:end])
-    by_verdict = np.array([q for q in rejected_pos.tolist() if q not in judged], dtype=np.int64)
-    _, sts = _first_rejections(verdicts, order[by_verdict]) if len(by_verdict) else (None, [])
-    by_pos: dict[int, Status] = dict(zip(by_verdict.tolist(), sts, strict=True))
-    by_pos.update((q, st) for q, st in judged.items() if st is not None)
-    names = cols.names_arr[order[rejected_pos]].tolist()
-    statuses.statuses.update(zip(names, (by_pos[q] for q in rejected_pos.tolist()), strict=True))
+    n_rejected = end - len(hits)
+    if n_rejected:
+        def fill(into: dict[str, Status]) -> None:  # ``passed`` and ``judged`` are this call's own
+            rejected_pos = np.flatnonzero(~passed[:end])
+            by_pos = np.empty(n, dtype=object)  # n, not end: a judged row that passed may sit at the end
+            if judged:
+                own = np.zeros(n, dtype=bool)
+                own[list(judged)] = True
+                by_verdict = rejected_pos[~own[rejected_pos]]
+            else:
+                by_verdict = rejected_pos
+            if len(by_verdict):
+                _, sts = _first_rejections(verdicts, order[by_verdict])
+                obj = np.empty(len(sts), dtype=object)
+                obj[:] = sts
+                by_pos[by_verdict] = obj
+            for q, st in judged.items():
+                if st is not None:
+                    by_pos[q] = st
+            into.update(zip(cols.names_arr[order[rejected_pos]].tolist(), by_pos[rejected_pos].tolist(),
+                            strict=True))
+
+        statuses.defer(n_rejected, fill)
     feasible: list[NodeInfo] = cols.infos_arr[rows].tolist()
     state.write(ROWS_KEY, (feasible, rows, cols))
     return feasible
