@@ -19,7 +19,7 @@ def fit_error_message(num_all_nodes: int, statuses: NodeToStatus, prefilter_msg:
         # nodes in C, then its reasons once per object.
         sts = list(statuses.statuses.values())
         nodes_of = Counter(map(id, sts))
-        for key, st in dict(zip(map(id, sts), sts)).items():
+        for key, st in dict(zip(map(id, sts), sts, strict=True)).items():
             k = nodes_of[key]
             for r in st.reasons:
                 counts[r] = counts.get(r, 0) + k

@@ -76,7 +76,7 @@ def _first_rejections(verdicts: list[tuple[int, str, BatchVerdict]], rows: np.nd
         if not with_statuses:
             continue
         sts = v.statuses(rows[sel])
-        for st in dict(zip(map(id, sts), sts)).values():  # shared objects: once each
+        for st in dict(zip(map(id, sts), sts, strict=True)).values():  # shared objects: once each
             st.plugin = name
         obj = np.empty(len(sel), dtype=object)
         obj[:] = sts
