@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pysched.framework.batch import BatchVerdict, shape_verdict
+import numpy as np
+
+from pysched.framework.batch import BatchVerdict, every_row_passes
 from pysched.framework.cycle_state import CycleState
 from pysched.framework.interface import FilterPlugin, Handle
 from pysched.framework.status import Status
@@ -18,6 +20,11 @@ if TYPE_CHECKING:
 NAME = "NodeUnschedulable"
 ERR_REASON = "node(s) were unschedulable"
 UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "", "NoSchedule")
+_UNCORDONED = (NAME, "not cordoned")  # key of the rows' mask in NodeColumns.masks
+
+
+def _no_statuses(rows: np.ndarray) -> list[Status]:
+    raise AssertionError("a verdict that rejects no row has no statuses")
 
 
 class NodeUnschedulable(FilterPlugin, WhatIfPlugin):
@@ -29,7 +36,19 @@ class NodeUnschedulable(FilterPlugin, WhatIfPlugin):
         return None
 
     def batch_filter(self, state: CycleState, pod: Pod, cols: NodeColumns) -> BatchVerdict | None:
-        return shape_verdict(self, state, pod, cols, repr(pod.tolerations))
+        # Two pod shapes only: tolerates the taint (every row passes) or not (the cordoned rows fail).
+        if tolerates_taint(pod.tolerations, UNSCHEDULABLE_TAINT):
+            return BatchVerdict(every_row_passes(cols), _no_statuses)
+        ok = cols.masks.get(_UNCORDONED)
+        if ok is None:
+            ok = np.fromiter((not ni.node.unschedulable for ni in cols.infos), dtype=bool, count=cols.n)
+            if ok.all():
+                ok = every_row_passes(cols)
+            else:
+                ok.flags.writeable = False
+            cols.masks[_UNCORDONED] = ok
+        rejected = Status.unresolvable(ERR_REASON)  # shared by the rejected rows of this verdict
+        return BatchVerdict(ok, lambda rows: [rejected] * len(rows))
 
     def what_would_fit(self, state: CycleState, pod: Pod, node: NodeInfo, status: Status) -> Change:
         """Uncordon the node."""
