@@ -24,7 +24,9 @@ _UNCORDONED = (NAME, "not cordoned")  # key of the rows' mask in NodeColumns.mas
 
 
 def _no_statuses(rows: np.ndarray) -> list[Status]:
-    raise AssertionError("a verdict that rejects no row has no statuses")
+    if len(rows):
+        raise ValueError("NodeUnschedulable: statuses asked of rows its verdict let through")
+    return []
 
 
 class NodeUnschedulable(FilterPlugin, WhatIfPlugin):
