@@ -79,6 +79,29 @@ def _upstream_existing_anti(pod: Pod, sim: Simulation) -> dict[tuple[str, str], 
     return out
 
 
+def _upstream_incoming(ipa: InterPodAffinity, pod: Pod, sim: Simulation
+                       ) -> tuple[dict[tuple[str, str], int], dict[tuple[str, str], int]]:
+    """getIncomingAffinityAntiAffinityCounts: the existing pods matching all of the pod's required affinity
+    terms (counted once per term's key), and those matching each required anti-affinity term."""
+    aff = ipa.resolve_terms(pod.affinity.required_affinity)
+    anti = ipa.resolve_terms(pod.affinity.required_anti)
+    affinity: dict[tuple[str, str], int] = {}
+    anti_counts: dict[tuple[str, str], int] = {}
+    for ni in sim.state.node_infos:
+        labels = ni.node.labels
+        for ep in ni.pods:
+            if aff and all(term_matches(t, ep, None) for t in aff):
+                for t in aff:
+                    if t.topology_key in labels:
+                        pair = (t.topology_key, labels[t.topology_key])
+                        affinity[pair] = affinity.get(pair, 0) + 1
+            for t in anti:
+                if t.topology_key in labels and term_matches(t, ep, None):
+                    pair = (t.topology_key, labels[t.topology_key])
+                    anti_counts[pair] = anti_counts.get(pair, 0) + 1
+    return affinity, anti_counts
+
+
 @settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 100_000))
 def test_kept_sums_equal_the_upstream_maps_while_pods_come_and_go(seed: int, tmp_path: Path) -> None:
@@ -89,7 +112,7 @@ def test_kept_sums_equal_the_upstream_maps_while_pods_come_and_go(seed: int, tmp
     rng = random.Random(seed)
     nodes = sim.state.node_infos
     bound: list[Pod] = [p for p in sim.cluster.pods if p.node_name]
-    checked = {"entries": 0, "skip": 0, "deleted": 0, "anti": 0, "counted": 0}
+    checked = {"entries": 0, "skip": 0, "deleted": 0, "anti": 0, "counted": 0, "incoming": 0}
     pending = [p for p in sim.cluster.pods if not p.node_name]
     for at, incoming in enumerate(pending):
         # twice (the second call reads the sums kept from the first), and two pods met before: their
@@ -101,8 +124,13 @@ def test_kept_sums_equal_the_upstream_maps_while_pods_come_and_go(seed: int, tmp
             if pf is not None and pf.code == Code.Skip:
                 assert want_anti == {} and not pod.affinity.required_affinity and not pod.affinity.required_anti
             else:
-                assert state.read(PRE_FILTER_STATE_KEY).existing_anti_affinity_counts == want_anti, pod.key
+                s = state.read(PRE_FILTER_STATE_KEY)
+                assert s.existing_anti_affinity_counts == want_anti, pod.key
                 checked["anti"] += len(want_anti)
+                # the incoming pod's required terms against the pods (kept by replaying the pods that moved)
+                want_aff, want_inc_anti = _upstream_incoming(ipa, pod, sim)
+                assert (s.affinity_counts, s.anti_affinity_counts) == (want_aff, want_inc_anti), pod.key
+                checked["incoming"] += len(want_aff) + len(want_inc_anti)
             status = ipa.pre_score(state, pod, nodes)
             want = _upstream_map(ipa, pod, sim)
             if status is not None and status.code == Code.Skip:
@@ -125,4 +153,4 @@ def test_kept_sums_equal_the_upstream_maps_while_pods_come_and_go(seed: int, tmp
             sim.state.delete_pod(victim)
             checked["deleted"] += 1
     assert checked["entries"] > 50 and checked["anti"] > 20 and checked["deleted"] > 5 \
-        and checked["counted"] > 100, checked
+        and checked["counted"] > 100 and checked["incoming"] > 20, checked

@@ -489,6 +489,41 @@ def test_system_default_scores(workloads: dict, incoming: Any, expected: Any) ->
     assert run_filter(cs, incoming) == "Skip"
 
 
+def _plain_default_constraints(pl: pts.PodTopologySpread, incoming: Any, action: str) -> list:
+    """Upstream's order: the default constraints of that action, then the default selector on each."""
+    constraints = pts.filter_constraints(pl.default_constraints, incoming.labels, action)
+    if not constraints:
+        return []
+    selector = pts.default_selector(incoming, pts._WorkloadIndex(pl.handle.snapshot.cluster.workloads))
+    if selector.empty:
+        return []
+    for c in constraints:
+        c.selector = selector
+    return constraints
+
+
+def _constraint_view(cs: list) -> list:
+    return [(c.max_skew, c.topology_key, pts.selector_key(c.selector), c.min_domains, c.node_affinity_honor,
+             c.node_taints_honor) for c in cs]
+
+
+@pytest.mark.parametrize("args", [None, "list"], ids=["system", "list"])
+@pytest.mark.parametrize("workloads,incoming", [c[1:3] for c in DEFAULT_CASES], ids=[c[0] for c in DEFAULT_CASES])
+def test_default_constraints_as_upstream_builds_them(workloads: dict, incoming: Any, args: Any) -> None:
+    """build_default_constraints refuses early (no constraint of the action; no Service in the namespace
+    and no controller that could own the pod): the same constraints as the plain composition."""
+    if args == "list":
+        args = _list_args({"maxSkew": 2, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"},
+                          {"maxSkew": 1, "topologyKey": HOST, "whenUnsatisfiable": "ScheduleAnyway"})
+    pl = plugin(_defaults_cluster(workloads), args)
+    for action in ("DoNotSchedule", "ScheduleAnyway"):
+        for _ in range(2):  # the second call reads what the first kept
+            got = pl.build_default_constraints(incoming, action)
+            assert _constraint_view(got) == _constraint_view(_plain_default_constraints(pl, incoming, action))
+    expect_some = DEFAULT_CASES[[c[2] for c in DEFAULT_CASES].index(incoming)][3] != "Skip"
+    assert bool(pl.build_default_constraints(incoming, "ScheduleAnyway")) == expect_some
+
+
 def test_pod_with_own_constraints_never_gets_defaults() -> None:
     """Only a DoNotSchedule constraint: scoring skips instead of falling back to the defaults."""
     cs = _defaults_cluster({"ReplicaSet": [_rs("rs1", {"matchLabels": {"app": "web"}})]})

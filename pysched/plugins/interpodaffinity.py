@@ -627,7 +627,6 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         ``change_log`` are recomputed), summed per domain."""
         cluster = self.handle.snapshot  # type: ignore[union-attr]
         topo = topology_arrays(columns_for(cluster))
-        infos = topo.cols.infos
         ns_labels = s.namespace_labels
 
         # the existing pods' required anti-affinity terms that match the pod, summed per domain (this
@@ -638,19 +637,18 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         anti_sums: dict[str, np.ndarray] = {}
         aff, anti = s.required_affinity, s.required_anti
         if aff or anti:
-            def incoming(ni: NodeInfo) -> dict[Hashable, int]:
-                out: dict[Hashable, int] = {}
-                for ep in ni.pods:
-                    if aff and pod_matches_all_terms(aff, ep):
-                        out[-1] = out.get(-1, 0) + 1
-                    for j, t in enumerate(anti):
-                        if term_matches(t, ep, None):
-                            out[j] = out.get(j, 0) + 1
+            def incoming(ep: Pod) -> list[int]:
+                """What an existing pod counts for: -1 all of the affinity terms match it, j anti term j."""
+                out = [-1] if aff and pod_matches_all_terms(aff, ep) else []
+                for j, t in enumerate(anti):
+                    if term_matches(t, ep, None):
+                        out.append(j)
                 return out
 
-            per_incoming = topo.per_node(
+            # per node row, its pods matching; only the pods that moved since the last use are matched
+            per_incoming = topo.pod_counts(
                 cluster, ("incoming", tuple(_term_sig(t) for t in aff), tuple(_term_sig(t) for t in anti)),
-                incoming, lambda: [i for i, ni in enumerate(infos) if ni.pods])
+                incoming)
             n_all = per_incoming.get(-1)
             if n_all is not None:
                 for t in aff:  # every term adds the node's count to its key's domain (as the maps do)

@@ -617,6 +617,8 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
         self._counts = NodeValueCache()
         self._domains: OrderedDict[Hashable, _DomainCounts] = OrderedDict()
         self._workload_index: _WorkloadIndex | None = None
+        # action -> (the default constraints it was made from, those with that whenUnsatisfiable)
+        self._defaults_by_action: dict[str, tuple[tuple[SpreadConstraint, ...], tuple[SpreadConstraint, ...]]] = {}
 
     def _cross_cycle(self) -> bool:
         """Whether counts may be kept across cycles (the fast path); the reference path
@@ -637,12 +639,22 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
         return idx
 
     def build_default_constraints(self, pod: Pod, action: str) -> list[Constraint]:
-        constraints = filter_constraints(self.default_constraints, pod.labels, action)
-        if not constraints:
+        # both steps are pure: the cheap refusals first (the system defaults are all ScheduleAnyway, so
+        # PreFilter's call ends at the first test; PreScore's at the second when no Service is in the pod's
+        # namespace and no controller could be its owner, where the default selector is empty)
+        defaults = self._defaults_by_action.get(action)
+        if defaults is None or defaults[0] is not self.default_constraints:
+            defaults = self._defaults_by_action[action] = (
+                self.default_constraints, tuple(c for c in self.default_constraints if c.when_unsatisfiable == action))
+        if not defaults[1]:
             return []
-        selector = default_selector(pod, self._workloads())
+        index = self._workloads()
+        if not index.services.get(pod.namespace) and (not index.controllers or pod.meta.controller_ref() is None):
+            return []
+        selector = default_selector(pod, index)
         if selector.empty:
             return []
+        constraints = filter_constraints(defaults[1], pod.labels, action)
         for c in constraints:
             c.selector = selector
         return constraints

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pysched.framework.batch import BatchVerdict, template_statuses
+from pysched.framework.batch import BatchVerdict, every_row_passes, template_statuses
 from pysched.framework.cycle_state import CycleState
 from pysched.framework.interface import (
     MAX_NODE_SCORE,
@@ -35,6 +35,35 @@ def untolerated_reason(key: str, value: str) -> str:
     return f"node(s) had untolerated taint {{{key}: {value}}}"
 
 
+_PREFER_KEY = (NAME, "some node has a PreferNoSchedule taint")
+# (length, value) -> a read-only int64 array of that value: constant score columns are slices of these
+_CONSTANTS: dict[tuple[int, int], np.ndarray] = {}
+
+
+def _has_prefer_taints(cols: NodeColumns) -> bool:
+    """Whether a node of ``cols`` has a PreferNoSchedule taint (nodes never change within one columns
+    object); without one, Score counts 0 for every node."""
+    hit = cols.masks.get(_PREFER_KEY)
+    if hit is None:
+        _, lists = topology_arrays(cols).taint_groups()
+        hit = cols.masks[_PREFER_KEY] = np.array([any(t.effect == "PreferNoSchedule" for g in lists for t in g)])
+    return bool(hit[0])
+
+
+def _constant_n(n: int, value: int) -> np.ndarray:
+    arr = _CONSTANTS.get((n, value))
+    if arr is None:
+        if len(_CONSTANTS) > 64:
+            _CONSTANTS.clear()
+        arr = _CONSTANTS[(n, value)] = np.full(n, value, dtype=np.int64)
+        arr.flags.writeable = False  # shared: nobody may write into a slice of it
+    return arr
+
+
+def _constant(cols: NodeColumns, value: int) -> np.ndarray:
+    return _constant_n(cols.n, value)
+
+
 class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlugin):
     NAME = NAME
     HAS_NORMALIZE = True
@@ -62,7 +91,9 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlugin):
             per_group = [-1 if t is None else taints.setdefault((t.key, t.value), len(taints))  # type: ignore[attr-defined]
                          for t in first]
             kinds = np.array(per_group, dtype=np.int64)[groups]
-            hit = self._ok[id(first)] = (first, kinds < 0, kinds, list(taints))
+            # a verdict that rejects no row is the shared one the batched Filter skips
+            ok = every_row_passes(cols) if not taints else kinds < 0
+            hit = self._ok[id(first)] = (first, ok, kinds, list(taints))
         _, ok, kinds, reasons = hit
         cache: dict[int, Status] = {}
 
@@ -104,6 +135,8 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlugin):
         prefer = state.read(_STATE_KEY)
         if prefer is None:
             return None
+        if not _has_prefer_taints(cols):  # every count is 0 whatever the tolerations
+            return _constant(cols, 0)[:len(rows)]
         key = (NAME, "score", prefer)  # the tolerations themselves (frozen values) as the shape
         counts = cols.masks.get(key)
         if counts is None:
@@ -115,6 +148,10 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlugin):
         return counts[rows]
 
     def batch_normalize(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
+        zeros = scores.base
+        if zeros is not None and zeros is _CONSTANTS.get((len(zeros), 0)):
+            # batch_score's all-zero column: normalized (reversed, max 0) every node scores MaxNodeScore
+            return _constant_n(len(zeros), MAX_NODE_SCORE)[:len(scores)]
         return default_normalize_array(MAX_NODE_SCORE, True, scores)
 
     def normalize_values(self, state: CycleState, pod: Pod, values: list[int]) -> list[int]:

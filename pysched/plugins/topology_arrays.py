@@ -17,7 +17,7 @@ Nodes (their labels and taints) never change during one simulation; an edited cl
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -28,7 +28,6 @@ from pysched.snapshot.columns import NodeColumns
 
 if TYPE_CHECKING:
     from pysched.snapshot.cluster import ClusterState
-    from pysched.snapshot.nodeinfo import NodeInfo
 
 _MAX_COUNTS = 256
 _MAX_MASKS = 512
@@ -155,7 +154,7 @@ class TopologyArrays:
         self._domains: dict[str, Domains] = {}
         self._counts: OrderedDict[Hashable, _Counts] = OrderedDict()
         self._masks: OrderedDict[Hashable, np.ndarray] = OrderedDict()
-        self._per_node: OrderedDict[Hashable, _PerNode] = OrderedDict()
+        self._pod_counts: OrderedDict[Hashable, _PerNode] = OrderedDict()
         self._taint_groups: tuple[np.ndarray, list[tuple]] | None = None
         self._untolerated: OrderedDict[Hashable, tuple[np.ndarray, list[object]]] = OrderedDict()
 
@@ -201,43 +200,38 @@ class TopologyArrays:
             ent.pos = len(events)
         return ent.arr
 
-    def per_node(self, cluster: ClusterState, key: Hashable, compute: Callable[[NodeInfo], dict[Hashable, int]],
-                 rows: Callable[[], list[int]]) -> dict[Hashable, np.ndarray]:
-        """Named per-node values (``compute(NodeInfo)``: name -> value, absent names 0) as one array per
-        name over the node rows, kept under ``key`` across cycles: ``rows()`` names the rows that may hold
-        values when the arrays are first built; afterwards the nodes in ``change_log`` are recomputed."""
-        log = cluster.change_log
-        ent = self._per_node.get(key)
-        infos = self.cols.infos
+    def pod_counts(self, cluster: ClusterState, key: Hashable,
+                   classify: Callable[[Pod], Iterable[Hashable]]) -> dict[Hashable, np.ndarray]:
+        """Per name, one array over the node rows: how many of the node's pods ``classify`` names it for
+        (a pod counts once per name it yields; absent names are 0 everywhere). Kept under ``key`` across
+        cycles (``classify`` must depend on nothing but the pod for one key): after binds and evictions
+        only the pods that moved (``pod_events``) are classified again."""
+        events = self.pod_events(cluster)
+        ent = self._pod_counts.get(key)
         n = self.cols.n
         if ent is None:
             arrs: dict[Hashable, np.ndarray] = {}
-            for r in rows():
-                for name, v in compute(infos[r]).items():
+            for r, ni in enumerate(self.cols.infos):
+                for p in ni.pods:
+                    for name in classify(p):
+                        a = arrs.get(name)
+                        if a is None:
+                            a = arrs[name] = np.zeros(n, dtype=np.int64)
+                        a[r] += 1
+            ent = self._pod_counts[key] = _PerNode(arrs, len(events))
+            if len(self._pod_counts) > _MAX_COUNTS:
+                self._pod_counts.popitem(last=False)
+            return arrs
+        self._pod_counts.move_to_end(key)
+        if ent.pos < len(events):
+            arrs = ent.arrs
+            for row, p, d in events[ent.pos:]:
+                for name in classify(p):
                     a = arrs.get(name)
                     if a is None:
                         a = arrs[name] = np.zeros(n, dtype=np.int64)
-                    a[r] = v
-            ent = self._per_node[key] = _PerNode(arrs, len(log))
-            if len(self._per_node) > _MAX_COUNTS:
-                self._per_node.popitem(last=False)
-            return arrs
-        self._per_node.move_to_end(key)
-        if ent.pos < len(log):
-            index = self.cols.index
-            arrs = ent.arrs
-            for name in set(log[ent.pos:]):
-                row = index.get(name)
-                if row is None:
-                    continue
-                vals = compute(infos[row])
-                for k, a in arrs.items():
-                    a[row] = vals.get(k, 0)
-                for k, v in vals.items():
-                    if k not in arrs:
-                        a = arrs[k] = np.zeros(n, dtype=np.int64)
-                        a[row] = v
-            ent.pos = len(log)
+                    a[row] += d
+            ent.pos = len(events)
         return ent.arrs
 
     def domain_sums(self, key: str, per_node: np.ndarray) -> np.ndarray:
