@@ -26,7 +26,7 @@ IMAGES = ["app:1", "app:2", "db:16", "registry.k8s.io/pause:3.10"]
 node_spec = st.fixed_dictionaries({
     "cpu": st.sampled_from(["0", "1", "2", "4"]), "mem": st.sampled_from(["0", "1Gi", "4Gi"]),
     "pods": st.sampled_from(["1", "2", "110"]), "gpu": st.sampled_from([None, "0", "1", "4"]),
-    "zone": st.sampled_from(["a", "b", "c"]), "taint": st.sampled_from([None, "NoSchedule", "PreferNoSchedule"]),
+    "zone": st.sampled_from(["a", "b", "c"]), "taint": st.sampled_from([None, "NoSchedule", "PreferNoSchedule", "spot"]),
     "cordon": st.booleans(), "images": st.lists(st.sampled_from(IMAGES), max_size=3, unique=True),
     "load": st.lists(st.tuples(st.sampled_from(["0", "500m", "1500m"]), st.sampled_from(["0", "512Mi", "3Gi"]),
                                st.sampled_from([0, 0, 1, 3])), max_size=2),
@@ -46,7 +46,9 @@ def build(nodes: list[dict], pod: dict):
         if spec["gpu"] is not None:
             alloc[GPU] = spec["gpu"]
         b = make_node(f"n{i}").alloc(alloc).label("zone", spec["zone"])
-        if spec["taint"]:
+        if spec["taint"] == "spot":  # a second untolerated taint: rejected rows with two different statuses
+            b = b.taint("spot", "y", "NoExecute")
+        elif spec["taint"]:
             b = b.taint("dedicated", "x", spec["taint"])
         if spec["cordon"]:
             b = b.unschedulable()

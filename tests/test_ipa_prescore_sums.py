@@ -154,3 +154,39 @@ def test_kept_sums_equal_the_upstream_maps_while_pods_come_and_go(seed: int, tmp
             checked["deleted"] += 1
     assert checked["entries"] > 50 and checked["anti"] > 20 and checked["deleted"] > 5 \
         and checked["counted"] > 100 and checked["incoming"] > 20, checked
+
+
+def _pod_doc(name: str, app: str, preferred_app: str | None = None, node: str = "") -> dict:
+    spec: dict = {"containers": [{"name": "c", "image": "img"}]}
+    if node:
+        spec["nodeName"] = node
+    if preferred_app:
+        spec["affinity"] = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": 7, "podAffinityTerm": {"topologyKey": "zone",
+                                              "labelSelector": {"matchLabels": {"app": preferred_app}}}}]}}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default", "uid": name,
+                                                            "labels": {"app": app}}, "spec": spec}
+
+
+def test_skip_follows_the_kept_sums_as_matching_pods_come_and_go(tmp_path: Path) -> None:
+    """A kept per-shape sum goes from empty to holding an entry and back: PreScore skips, scores, skips."""
+    items = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}", "labels": {"zone": f"z{i % 2}"}},
+              "status": {"allocatable": {"cpu": "8", "memory": "8Gi", "pods": "10"}}} for i in range(4)]
+    items += [_pod_doc("bystander", "y", preferred_app="nobody", node="n0"), _pod_doc("incoming", "x"),
+              _pod_doc("friend", "z", preferred_app="x")]
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    sim = Simulation(load_snapshot([str(path)]), CONFIG, REGISTRY, SimulationOptions())
+    ipa = next(p for p in sim.frameworks["default-scheduler"].pre_score if isinstance(p, InterPodAffinity))
+    pods = {p.name: p for p in sim.cluster.pods}
+
+    def pre_score() -> object:
+        state = CycleState()
+        st = ipa.pre_score(state, pods["incoming"], sim.state.node_infos)
+        return "Skip" if st is not None and st.code == Code.Skip else state.read(PRE_SCORE_STATE_KEY).topology_score
+
+    assert pre_score() == "Skip"
+    sim.state.bind(pods["friend"], "n1")
+    assert pre_score() == {"zone": {"z1": 7}}
+    sim.state.delete_pod(next(p for ni in sim.state.node_infos for p in ni.pods if p.name == "friend"))
+    assert pre_score() == "Skip"

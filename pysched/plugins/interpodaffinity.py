@@ -432,14 +432,17 @@ class _DomainSums:
     the key, stays 0) with how many (pod, term) matches made each entry (``presence``: upstream's map has
     an entry while one does, even when the weights cancel out)."""
 
-    __slots__ = ("presence", "topo", "weights")
+    __slots__ = ("_present", "presence", "topo", "weights")
 
     def __init__(self, topo: TopologyArrays) -> None:
         self.topo = topo
         self.weights: dict[str, np.ndarray] = {}
         self.presence: dict[str, np.ndarray] = {}
+        self._present: bool | None = None  # present()'s answer until the arrays are handed out for a write
 
     def _arrays(self, tk: str) -> tuple[np.ndarray, np.ndarray]:
+        """The arrays of ``tk``, for the caller to write into."""
+        self._present = None
         w = self.weights.get(tk)
         if w is None:
             size = self.topo.domains(tk).size + 1
@@ -459,7 +462,9 @@ class _DomainSums:
         return out
 
     def present(self) -> bool:
-        return any(bool((pa > 0).any()) for pa in self.presence.values())
+        if self._present is None:
+            self._present = any(bool((pa > 0).any()) for pa in self.presence.values())
+        return self._present
 
 
 class _IncomingSums(_DomainSums):

@@ -35,6 +35,7 @@ def untolerated_reason(key: str, value: str) -> str:
     return f"node(s) had untolerated taint {{{key}: {value}}}"
 
 
+_FEW_REASONS = 32  # up to this many distinct untolerated taints: every rejected row's Status by one gather
 _PREFER_KEY = (NAME, "some node has a PreferNoSchedule taint")
 # (length, value) -> a read-only int64 array of that value: constant score columns are slices of these
 _CONSTANTS: dict[tuple[int, int], np.ndarray] = {}
@@ -100,7 +101,20 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlugin):
         def status(k: int) -> Status:
             return Status.unresolvable(untolerated_reason(*reasons[k]))
 
-        return BatchVerdict(ok, lambda rows: template_statuses(kinds[rows], status, cache))
+        if len(reasons) > _FEW_REASONS:
+            return BatchVerdict(ok, lambda rows: template_statuses(kinds[rows], status, cache))
+        shared: list[np.ndarray] = []
+
+        def statuses_of(rows: np.ndarray) -> list[Status]:
+            # few reasons: one shared Status per reason (as template_statuses shares them), built on the
+            # cycle's first ask, then one gather by the rows' reason instead of sorting them
+            if not shared:
+                objs = np.empty(len(reasons), dtype=object)
+                objs[:] = [status(k) for k in range(len(reasons))]
+                shared.append(objs)
+            return shared[0][kinds[rows]].tolist()
+
+        return BatchVerdict(ok, statuses_of)
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         prefer = tuple(t for t in pod.tolerations if t.effect in ("", "PreferNoSchedule"))
