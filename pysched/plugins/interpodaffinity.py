@@ -42,7 +42,7 @@ from pysched.framework.whatif import INTER_POD, Change, Eviction, WhatIfContext,
 from pysched.model.objects import AffinityTerm, Pod
 from pysched.plugins.helper import decode_plugin_args
 from pysched.plugins.podtopologyspread import LABEL_HOSTNAME, NodeValueCache, selector_key
-from pysched.plugins.topology_arrays import TopologyArrays, topology_arrays
+from pysched.plugins.topology_arrays import TopologyArrays, label_hint, topology_arrays
 from pysched.snapshot.columns import NodeColumns, columns_for, feasible_rows
 from pysched.snapshot.nodeinfo import NodeInfo
 
@@ -483,18 +483,26 @@ class _IncomingSums(_DomainSums):
 
     def _add(self, row: int, p: Pod, d: int) -> None:
         for t, w in self.terms:
-            if term_matches(t, p, None):
-                code = int(self.topo.domains(t.topology_key).codes[row])
-                if code >= 0:
-                    wa, pa = self._arrays(t.topology_key)
-                    wa[code] += w * d
-                    pa[code] += d
+            self._add_term(t, w, row, p, d)
 
-    def update(self, events: list[tuple[int, Pod, int]]) -> None:
-        if self.pos < len(events):
-            for row, p, d in events[self.pos:]:
-                self._add(row, p, d)
-            self.pos = len(events)
+    def _add_term(self, t: AffinityTerm, w: int, row: int, p: Pod, d: int) -> None:
+        if term_matches(t, p, None):
+            code = int(self.topo.domains(t.topology_key).codes[row])
+            if code >= 0:
+                wa, pa = self._arrays(t.topology_key)
+                wa[code] += w * d
+                pa[code] += d
+
+    def update(self, cluster: Any) -> None:
+        """Replay the pods that moved since the last use, term by term (sums: the order does not matter),
+        each term only over the pods with a label its selector requires."""
+        topo = self.topo
+        end = len(topo.pod_events(cluster))
+        if self.pos < end:
+            for t, w in self.terms:
+                for row, p, d in topo.events_since(cluster, self.pos, label_hint(t.selector)):
+                    self._add_term(t, w, row, p, d)
+            self.pos = end
 
 
 class _MatchedSums(_DomainSums):
@@ -650,10 +658,12 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
                         out.append(j)
                 return out
 
-            # per node row, its pods matching; only the pods that moved since the last use are matched
+            # per node row, its pods matching; only the pods that moved since the last use are matched (with
+            # one term, only those with a label its selector requires)
+            terms = [*aff, *anti]
             per_incoming = topo.pod_counts(
                 cluster, ("incoming", tuple(_term_sig(t) for t in aff), tuple(_term_sig(t) for t in anti)),
-                incoming)
+                incoming, label_hint(terms[0].selector) if len(terms) == 1 else None)
             n_all = per_incoming.get(-1)
             if n_all is not None:
                 for t in aff:  # every term adds the node's count to its key's domain (as the maps do)
@@ -674,6 +684,8 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         from ``change_log`` (batched path)."""
         cluster = self.handle.snapshot  # type: ignore[union-attr]
         log = cluster.change_log
+        if self._anti_version == len(log) and self._held_of is cluster:  # PreScore after PreFilter
+            return self._aff_nodes, self._anti_nodes
         if self._anti_version < 0 or self._held_of is not cluster or self._anti_version > len(log):
             self._held_of = cluster
             self._aff_nodes = {ni.name: ni for ni in cluster.node_infos if ni.pods_with_affinity}
@@ -1017,7 +1029,7 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
                 self._aggregates.popitem(last=False)
         else:
             self._aggregates.move_to_end(key)
-            entry.update(events)
+            entry.update(cluster)
         return entry
 
     def _matched_sums(self, anti: bool, pod: Pod, ns_labels: dict[str, str]) -> _MatchedSums:

@@ -117,7 +117,8 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlugin):
         return BatchVerdict(ok, statuses_of)
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
-        prefer = tuple(t for t in pod.tolerations if t.effect in ("", "PreferNoSchedule"))
+        tolerations = pod.tolerations
+        prefer = tuple(t for t in tolerations if t.effect in ("", "PreferNoSchedule")) if tolerations else ()
         state.write(_STATE_KEY, prefer)
         return None
 

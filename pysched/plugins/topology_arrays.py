@@ -16,6 +16,7 @@ Nodes (their labels and taints) never change during one simulation; an edited cl
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable
 from typing import TYPE_CHECKING
@@ -110,17 +111,52 @@ def counted(pod: Pod, selector: LabelSelector, namespace: str) -> bool:
     return meta.deletion_timestamp is None and meta.namespace == namespace and selector.matches(meta.labels)
 
 
+def label_hint(selector: LabelSelector) -> tuple[str, str] | None:
+    """A (key, value) label that every pod ``selector`` matches carries (its first one-value ``In``
+    requirement), None when it has none."""
+    if selector.nothing:
+        return None
+    for r in selector.requirements:
+        if r.op == "In" and len(r.values) == 1:
+            return r.key, next(iter(r.values))
+    return None
+
+
 class _PodEvents:
     """The pods that came onto (+1) or left (-1) each node row since it was made, in ``change_log`` order,
     found by comparing a changed node's pods with those it had when last looked at: consumers that keep
-    per-node counts replay these, one match per pod that moved, instead of recounting the node's pods."""
+    per-node counts replay these, one match per pod that moved, instead of recounting the node's pods.
+    ``by_label``: per (key, value) label, the positions of the events whose pod carries it, so that a
+    consumer matching a selector replays only the events of pods with a label the selector requires."""
 
-    __slots__ = ("events", "pos", "seen")
+    __slots__ = ("by_label", "events", "pos", "seen")
 
     def __init__(self, cluster: ClusterState, cols: NodeColumns) -> None:
         self.pos = len(cluster.change_log)
         self.seen: list[tuple[Pod, ...]] = [tuple(ni.pods) for ni in cols.infos]
         self.events: list[tuple[int, Pod, int]] = []
+        self.by_label: dict[tuple[str, str], list[int]] = {}
+
+    def _append(self, row: int, pod: Pod, d: int) -> None:
+        by_label = self.by_label
+        at = len(self.events)
+        self.events.append((row, pod, d))
+        for kv in pod.meta.labels.items():
+            lst = by_label.get(kv)
+            if lst is None:
+                by_label[kv] = [at]
+            else:
+                lst.append(at)
+
+    def since(self, start: int, hint: tuple[str, str] | None) -> list[tuple[int, Pod, int]]:
+        """The events from position ``start`` on; with ``hint``, only those whose pod carries that label."""
+        if hint is None:
+            return self.events[start:]
+        at = self.by_label.get(hint)
+        if not at or at[-1] < start:
+            return []
+        events = self.events
+        return [events[j] for j in at[bisect_left(at, start):]]
 
     def catch_up(self, cluster: ClusterState, cols: NodeColumns) -> None:
         log = cluster.change_log
@@ -128,7 +164,6 @@ class _PodEvents:
             return
         index = cols.index
         infos = cols.infos
-        events = self.events
         for name in dict.fromkeys(log[self.pos:]):
             row = index.get(name)
             if row is None:
@@ -139,8 +174,12 @@ class _PodEvents:
                 continue
             was = {id(p) for p in old}
             now = {id(p) for p in new}
-            events.extend((row, p, -1) for p in old if id(p) not in now)
-            events.extend((row, p, 1) for p in new if id(p) not in was)
+            for p in old:
+                if id(p) not in now:
+                    self._append(row, p, -1)
+            for p in new:
+                if id(p) not in was:
+                    self._append(row, p, 1)
             self.seen[row] = new
         self.pos = len(log)
 
@@ -167,12 +206,21 @@ class TopologyArrays:
     def pod_events(self, cluster: ClusterState) -> list[tuple[int, Pod, int]]:
         """(node row, pod, +1 arrived / -1 left) since the first call, up to date with ``change_log``; a
         consumer that counted from the nodes' pods at ``len(events)`` replays the events after it."""
+        return self._pod_events(cluster).events
+
+    def _pod_events(self, cluster: ClusterState) -> _PodEvents:
         ev = self._events
         if ev is None:
             ev = self._events = _PodEvents(cluster, self.cols)
         else:
             ev.catch_up(cluster, self.cols)
-        return ev.events
+        return ev
+
+    def events_since(self, cluster: ClusterState, start: int, hint: tuple[str, str] | None
+                     ) -> list[tuple[int, Pod, int]]:
+        """``pod_events(cluster)[start:]``, or with ``hint`` (a label every pod the consumer can count
+        carries, see ``label_hint``) only the events of pods with that label."""
+        return self._pod_events(cluster).since(start, hint)
 
     def match_counts(self, cluster: ClusterState, selector: LabelSelector, namespace: str,
                      sel_key: Hashable) -> np.ndarray:
@@ -194,25 +242,30 @@ class TopologyArrays:
         if ent.pos < len(events):
             if not selector.empty and not selector.nothing:
                 arr = ent.arr
-                for row, p, d in events[ent.pos:]:  # count_matching's rule, one moved pod at a time
+                # count_matching's rule, one moved pod at a time (only pods with a label it requires)
+                for row, p, d in self.events_since(cluster, ent.pos, label_hint(selector)):
                     if counted(p, selector, namespace):
                         arr[row] += d
             ent.pos = len(events)
         return ent.arr
 
-    def pod_counts(self, cluster: ClusterState, key: Hashable,
-                   classify: Callable[[Pod], Iterable[Hashable]]) -> dict[Hashable, np.ndarray]:
+    def pod_counts(self, cluster: ClusterState, key: Hashable, classify: Callable[[Pod], Iterable[Hashable]],
+                   hint: tuple[str, str] | None = None) -> dict[Hashable, np.ndarray]:
         """Per name, one array over the node rows: how many of the node's pods ``classify`` names it for
         (a pod counts once per name it yields; absent names are 0 everywhere). Kept under ``key`` across
         cycles (``classify`` must depend on nothing but the pod for one key): after binds and evictions
-        only the pods that moved (``pod_events``) are classified again."""
+        only the pods that moved (``pod_events``) are classified again. ``hint``: a (key, value) label
+        that every pod ``classify`` names anything for carries; the others are not asked."""
         events = self.pod_events(cluster)
         ent = self._pod_counts.get(key)
         n = self.cols.n
         if ent is None:
             arrs: dict[Hashable, np.ndarray] = {}
+            hk, hv = hint if hint is not None else (None, None)
             for r, ni in enumerate(self.cols.infos):
                 for p in ni.pods:
+                    if hk is not None and p.meta.labels.get(hk) != hv:
+                        continue
                     for name in classify(p):
                         a = arrs.get(name)
                         if a is None:
@@ -225,7 +278,7 @@ class TopologyArrays:
         self._pod_counts.move_to_end(key)
         if ent.pos < len(events):
             arrs = ent.arrs
-            for row, p, d in events[ent.pos:]:
+            for row, p, d in self.events_since(cluster, ent.pos, hint):
                 for name in classify(p):
                     a = arrs.get(name)
                     if a is None:
