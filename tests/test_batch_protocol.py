@@ -26,14 +26,14 @@ IMAGES = ["app:1", "app:2", "db:16", "registry.k8s.io/pause:3.10"]
 node_spec = st.fixed_dictionaries({
     "cpu": st.sampled_from(["0", "1", "2", "4"]), "mem": st.sampled_from(["0", "1Gi", "4Gi"]),
     "pods": st.sampled_from(["1", "2", "110"]), "gpu": st.sampled_from([None, "0", "1", "4"]),
-    "zone": st.sampled_from(["a", "b", "c"]), "taint": st.sampled_from([None, "NoSchedule", "PreferNoSchedule", "spot"]),
+    "zone": st.sampled_from(["a", "b", "c"]), "taint": st.sampled_from([None, "NoSchedule", "PreferNoSchedule", "spot", "both"]),
     "cordon": st.booleans(), "images": st.lists(st.sampled_from(IMAGES), max_size=3, unique=True),
     "load": st.lists(st.tuples(st.sampled_from(["0", "500m", "1500m"]), st.sampled_from(["0", "512Mi", "3Gi"]),
                                st.sampled_from([0, 0, 1, 3])), max_size=2),
 })
 pod_spec = st.fixed_dictionaries({
     "cpu": st.sampled_from([None, "0", "100m", "1", "3"]), "mem": st.sampled_from([None, "256Mi", "2Gi", "8Gi"]),
-    "gpu": st.sampled_from([None, 1, 2, 8]), "tolerate": st.booleans(), "zone": st.sampled_from([None, "a", "b"]),
+    "gpu": st.sampled_from([None, 1, 2, 8]), "tolerate": st.sampled_from([False, True, "PreferNoSchedule", ""]), "zone": st.sampled_from([None, "a", "b"]),
     "prefer": st.sampled_from([None, "a", "c"]), "images": st.lists(st.sampled_from(IMAGES), min_size=1, max_size=3),
     "node_name": st.sampled_from(["", "n1", "n3"]),
 })
@@ -46,7 +46,9 @@ def build(nodes: list[dict], pod: dict):
         if spec["gpu"] is not None:
             alloc[GPU] = spec["gpu"]
         b = make_node(f"n{i}").alloc(alloc).label("zone", spec["zone"])
-        if spec["taint"] == "spot":  # a second untolerated taint: rejected rows with two different statuses
+        if spec["taint"] == "both":  # two taints: the status names the first untolerated one
+            b = b.taint("dedicated", "x", "NoSchedule").taint("spot", "y", "NoExecute")
+        elif spec["taint"] == "spot":  # a second untolerated taint: rejected rows with two different statuses
             b = b.taint("spot", "y", "NoExecute")
         elif spec["taint"]:
             b = b.taint("dedicated", "x", spec["taint"])
@@ -64,8 +66,10 @@ def build(nodes: list[dict], pod: dict):
         req[GPU] = str(pod["gpu"])
     for k, img in enumerate(pod["images"]):
         p = p.container(req if k == 0 else {}, image=img)
-    if pod["tolerate"]:
+    if pod["tolerate"] is True:
         p = p.toleration("dedicated", "x", "NoSchedule")
+    elif pod["tolerate"] is not False:  # Score's tolerations: PreferNoSchedule, or every effect ("")
+        p = p.toleration("dedicated", "x", pod["tolerate"])
     if pod["zone"]:
         p.spec["nodeSelector"] = {"zone": pod["zone"]}
     if pod["prefer"]:

@@ -41,6 +41,17 @@ _PREFER_KEY = (NAME, "some node has a PreferNoSchedule taint")
 _CONSTANTS: dict[tuple[int, int], np.ndarray] = {}
 
 
+def _prefer_count(taints: tuple | list, prefer: tuple[Toleration, ...]) -> int:
+    """Score's count: the PreferNoSchedule taints none of ``prefer`` tolerates."""
+    count = 0
+    for taint in taints:
+        if taint.effect != "PreferNoSchedule":
+            continue
+        if not any(t.tolerates(taint) for t in prefer):
+            count += 1
+    return count
+
+
 def _has_prefer_taints(cols: NodeColumns) -> bool:
     """Whether a node of ``cols`` has a PreferNoSchedule taint (nodes never change within one columns
     object); without one, Score counts 0 for every node."""
@@ -126,13 +137,7 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlugin):
         prefer = state.read(_STATE_KEY)
         if prefer is None:
             return 0, Status.as_error(f'reading "{_STATE_KEY}" from cycleState: not found')
-        count = 0
-        for taint in node.node.taints:
-            if taint.effect != "PreferNoSchedule":
-                continue
-            if not any(t.tolerates(taint) for t in prefer):
-                count += 1
-        return count, None
+        return _prefer_count(node.node.taints, prefer), None
 
     def score_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> tuple[list[int], Status | None]:
         """On the fast path: the counts depend only on the node's taints and the pod's tolerations, so each
@@ -145,8 +150,8 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlugin):
         return self.batch_score(state, pod, cols, idx).tolist(), None  # type: ignore[union-attr]
 
     def batch_score(self, state: CycleState, pod: Pod, cols: NodeColumns, rows: np.ndarray) -> np.ndarray | None:
-        """The counts depend only on the node's taints and the pod's tolerations: each node is counted
-        once per toleration shape (on demand) and looked up by row."""
+        """The counts depend only on the node's taints and the pod's tolerations: counted once per
+        distinct taint list for each toleration shape, spread over the node rows, looked up by row."""
         prefer = state.read(_STATE_KEY)
         if prefer is None:
             return None
@@ -155,11 +160,9 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlugin):
         key = (NAME, "score", prefer)  # the tolerations themselves (frozen values) as the shape
         counts = cols.masks.get(key)
         if counts is None:
-            counts = cols.masks[key] = np.full(cols.n, -1, dtype=np.int64)  # -1: not counted yet
-        todo = rows[counts[rows] < 0]
-        if len(todo):
-            infos = cols.infos
-            counts[todo] = [self.score(state, pod, infos[i])[0] for i in todo.tolist()]
+            groups, lists = topology_arrays(cols).taint_groups()
+            per_list = np.array([_prefer_count(taints, prefer) for taints in lists], dtype=np.int64)
+            counts = cols.masks[key] = per_list[groups]
         return counts[rows]
 
     def batch_normalize(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:

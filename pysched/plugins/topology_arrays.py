@@ -195,6 +195,7 @@ class TopologyArrays:
         self._masks: OrderedDict[Hashable, np.ndarray] = OrderedDict()
         self._pod_counts: OrderedDict[Hashable, _PerNode] = OrderedDict()
         self._taint_groups: tuple[np.ndarray, list[tuple]] | None = None
+        self._filtering: tuple[list, list[list[int]]] | None = None
         self._untolerated: OrderedDict[Hashable, tuple[np.ndarray, list[object]]] = OrderedDict()
 
     def domains(self, key: str) -> Domains:
@@ -347,16 +348,31 @@ class TopologyArrays:
             self._taint_groups = (codes, list(index))
         return self._taint_groups
 
+    def _filtering_taints(self) -> tuple[list, list[list[int]]]:
+        """The distinct NoSchedule/NoExecute taints of the nodes, and per taint list (``taint_groups``) the
+        positions among them of its own such taints, in its order."""
+        if self._filtering is None:
+            _, groups = self.taint_groups()
+            index: dict[object, int] = {}
+            per_group = [[index.setdefault(t, len(index)) for t in g if t.effect in ("NoSchedule", "NoExecute")]
+                         for g in groups]
+            self._filtering = (list(index), per_group)
+        return self._filtering
+
     def untolerated(self, tolerations: tuple) -> tuple[np.ndarray, list[object]]:
         """Per node row, the index of its taint list, and per taint list the first NoSchedule/NoExecute
         taint ``tolerations`` do not tolerate (None: tolerated), as ``helper.find_untolerated_taint``."""
-        from pysched.plugins.helper import find_untolerated_taint
-
         key = ("untolerated", tolerations)
         hit = self._untolerated.get(key)
         if hit is None:
-            codes, groups = self.taint_groups()
-            hit = self._untolerated[key] = (codes, [find_untolerated_taint(g, tolerations) for g in groups])
+            codes, _ = self.taint_groups()
+            distinct, per_group = self._filtering_taints()
+            if not tolerations:
+                first: list[object] = [distinct[at[0]] if at else None for at in per_group]
+            else:  # each distinct taint judged once, then per list its first untolerated one
+                bad = [not any(t.tolerates(taint) for t in tolerations) for taint in distinct]
+                first = [next((distinct[i] for i in at if bad[i]), None) for at in per_group]
+            hit = self._untolerated[key] = (codes, first)
             if len(self._untolerated) > _MAX_MASKS:
                 self._untolerated.popitem(last=False)
         else:
