@@ -91,7 +91,7 @@ class CountArrays:
     """PreFilter's three count maps as arrays per topology key (batched path): the sum per domain code of
     that key's ``Domains``; a map entry is a positive sum."""
 
-    __slots__ = ("affinity", "anti", "existing", "topo")
+    __slots__ = ("_any", "affinity", "anti", "existing", "topo")
 
     def __init__(self, topo: TopologyArrays, existing: dict[str, np.ndarray], affinity: dict[str, np.ndarray],
                  anti: dict[str, np.ndarray]) -> None:
@@ -99,6 +99,14 @@ class CountArrays:
         self.existing = existing
         self.affinity = affinity
         self.anti = anti
+        self._any: dict[str, bool] = {}  # never written after PreFilter (AddPod/RemovePod drop the arrays)
+
+    def any_positive(self, which: str) -> bool:
+        """Whether the map ``which`` ("existing", "affinity", "anti") has an entry."""
+        hit = self._any.get(which)
+        if hit is None:
+            hit = self._any[which] = any(bool((a > 0).any()) for a in getattr(self, which).values())
+        return hit
 
     def to_dict(self, per_key: dict[str, np.ndarray]) -> dict[TopologyPair, int]:
         out: dict[TopologyPair, int] = {}
@@ -115,7 +123,7 @@ class CountArrays:
         if sums is None:
             return np.zeros(self.topo.cols.n, dtype=bool)
         pos = np.append(sums > 0, False)  # the last slot: nodes without the key
-        return pos[np.where(d.has, d.codes, d.size)]
+        return pos[d.ext]
 
 
 class PreFilterState(StateData):
@@ -176,17 +184,17 @@ class PreFilterState(StateData):
 
     def has_existing(self) -> bool:
         if self._existing is None and self.arrays is not None:
-            return any(bool((a > 0).any()) for a in self.arrays.existing.values())
+            return self.arrays.any_positive("existing")
         return bool(self.existing_anti_affinity_counts)
 
     def has_affinity(self) -> bool:
         if self._affinity is None and self.arrays is not None:
-            return any(bool((a > 0).any()) for a in self.arrays.affinity.values())
+            return self.arrays.any_positive("affinity")
         return bool(self.affinity_counts)
 
     def has_anti(self) -> bool:
         if self._anti is None and self.arrays is not None:
-            return any(bool((a > 0).any()) for a in self.arrays.anti.values())
+            return self.arrays.any_positive("anti")
         return bool(self.anti_affinity_counts)
 
     def clone(self) -> PreFilterState:
@@ -880,7 +888,7 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
                     code = index.get(tv)
                     if code is not None:
                         w[code] = v
-                out += w[np.where(d.has, d.codes, d.size)[rows]]
+                out += w[d.ext[rows]]
         return out
 
     def score_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> tuple[list[int], Status | None]:
@@ -1121,7 +1129,7 @@ def _positive_at(topo: TopologyArrays, counts: dict[TopologyPair, int], key: str
             code = index.get(v)
             if code is not None:
                 pos[code] = True
-    return pos[np.where(d.has, d.codes, d.size)]
+    return pos[d.ext]
 
 
 def _satisfy_pod_affinity(s: PreFilterState, labels: Mapping[str, str]) -> bool:

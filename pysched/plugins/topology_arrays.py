@@ -323,7 +323,7 @@ class TopologyArrays:
                     d = self.domains(r.key)
                     lut = np.fromiter((r.matches({r.key: v}) for v in d.values), dtype=bool, count=d.size)
                     lut = np.append(lut, r.matches({}))  # the last slot: nodes without the label
-                    tm &= lut[np.where(d.has, d.codes, d.size)]
+                    tm &= lut[d.ext]
                 if t.fields:
                     tm &= np.fromiter((all(r.matches({"metadata.name": ni.name}) for r in t.fields) if ni.name
                                        else True for ni in self.cols.infos), dtype=bool, count=n)
