@@ -1,10 +1,12 @@
 """InterPodAffinity on the batched path keeps the existing pods' terms counted per domain across cycles
 (``_ExistingTerms``) and per incoming pod shape the sums of those that match it (``_MatchedSums``): PreScore's
-scoring terms and PreFilter's required anti-affinity terms. Checked here against the upstream rules written
-out plainly, node by node and pod by pod, while pods are bound and deleted between the calls: every
-(topology key, value) entry, including PreScore entries whose weights cancel out, and Skip exactly when
-upstream's maps are empty. PodTopologySpread's per-node match counts, kept by replaying the pods that
-moved (``TopologyArrays.pod_events``), likewise against ``count_matching`` node by node."""
+scoring terms and PreFilter's required anti-affinity terms; the incoming pod's own terms (PreScore's preferred,
+PreFilter's required) are kept by replaying the pods that moved (``TopologyArrays.pod_events``, only those with
+a label the term's selector requires). Checked here against the upstream rules written out plainly, node by
+node and pod by pod, while pods are bound and deleted between the calls: every (topology key, value) entry,
+including PreScore entries whose weights cancel out, and Skip exactly when upstream's maps are empty.
+PodTopologySpread's per-node match counts, kept the same way, likewise against ``count_matching`` node by
+node."""
 
 from __future__ import annotations
 

@@ -485,13 +485,14 @@ class _IncomingSums(_DomainSums):
         super().__init__(topo)
         self.terms = terms
         self.pos = events_at
-        for row, ni in enumerate(topo.cols.infos):
-            for p in ni.pods:
-                self._add(row, p, 1)
-
-    def _add(self, row: int, p: Pod, d: int) -> None:
-        for t, w in self.terms:
-            self._add_term(t, w, row, p, d)
+        infos = topo.cols.infos
+        for t, w in terms:  # term by term (sums: the order does not matter), only pods with a required label
+            hint = label_hint(t.selector)
+            hk, hv = hint if hint is not None else (None, None)
+            for row, ni in enumerate(infos):
+                for p in ni.pods:
+                    if hk is None or p.meta.labels.get(hk) == hv:
+                        self._add_term(t, w, row, p, 1)
 
     def _add_term(self, t: AffinityTerm, w: int, row: int, p: Pod, d: int) -> None:
         if term_matches(t, p, None):

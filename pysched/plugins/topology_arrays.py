@@ -232,9 +232,20 @@ class TopologyArrays:
         if ent is None:
             arr = np.zeros(self.cols.n, dtype=np.int64)
             if not selector.empty and not selector.nothing:
-                for i, ni in enumerate(self.cols.infos):
-                    if ni.pods:
-                        arr[i] = count_matching(ni.pods, selector, namespace)
+                hint = label_hint(selector)
+                if hint is None:
+                    for i, ni in enumerate(self.cols.infos):
+                        if ni.pods:
+                            arr[i] = count_matching(ni.pods, selector, namespace)
+                else:  # count_matching's rule asked only of the pods with a label the selector requires
+                    hk, hv = hint
+                    for i, ni in enumerate(self.cols.infos):
+                        c = 0
+                        for p in ni.pods:
+                            if p.meta.labels.get(hk) == hv and counted(p, selector, namespace):
+                                c += 1
+                        if c:
+                            arr[i] = c
             ent = self._counts[key] = _Counts(arr, len(events))
             if len(self._counts) > _MAX_COUNTS:
                 self._counts.popitem(last=False)
