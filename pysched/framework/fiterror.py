@@ -15,12 +15,9 @@ def fit_error_message(num_all_nodes: int, statuses: NodeToStatus, prefilter_msg:
         text += f" {prefilter_msg}."
     else:
         counts: dict[str, int] = {}
-        # Rejected nodes mostly share Status objects (one per plugin and reason set): count each object's
-        # nodes in C, then its reasons once per object.
-        sts = list(statuses.statuses.values())
-        nodes_of = Counter(map(id, sts))
-        for key, st in dict(zip(map(id, sts), sts, strict=True)).items():
-            k = nodes_of[key]
+        # Rejected nodes mostly share Status objects (one per plugin and reason set; a Status hashes by
+        # identity): count each object's nodes in C, then its reasons once per object.
+        for st, k in Counter(statuses.statuses.values()).items():
             for r in st.reasons:
                 counts[r] = counts.get(r, 0) + k
         absent = num_all_nodes - len(statuses.statuses)

@@ -58,11 +58,11 @@ def _run_subset(plugins: list, state: CycleState, pod: Pod, node: NodeInfo) -> S
 
 
 def _first_rejections(verdicts: list[tuple[int, str, BatchVerdict]], rows: np.ndarray, with_statuses: bool = True
-                      ) -> tuple[np.ndarray, list[Status]]:
+                      ) -> tuple[np.ndarray, np.ndarray]:
     """For rejected ``rows``: the Filter position of the first verdict that rejects each and (with
-    ``with_statuses``) its Status, plugin set."""
+    ``with_statuses``) its Status, plugin set (an object array aligned with ``rows``)."""
     pos = np.full(len(rows), -1, dtype=np.int64)
-    out = np.empty(len(rows), dtype=object)
+    out = np.empty(len(rows) if with_statuses else 0, dtype=object)
     left = np.arange(len(rows))
     for at, name, v in verdicts:
         if not len(left):
@@ -76,12 +76,10 @@ def _first_rejections(verdicts: list[tuple[int, str, BatchVerdict]], rows: np.nd
         if not with_statuses:
             continue
         sts = v.statuses(rows[sel])
-        for st in dict(zip(map(id, sts), sts, strict=True)).values():  # shared objects: once each
+        for st in sts:  # shared objects get the same name again: cheaper than finding the distinct ones
             st.plugin = name
-        obj = np.empty(len(sel), dtype=object)
-        obj[:] = sts
-        out[sel] = obj
-    return pos, out.tolist()
+        out[sel] = np.fromiter(sts, dtype=object, count=len(sel))
+    return pos, out
 
 
 def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod: Pod, statuses: NodeToStatus,
@@ -137,7 +135,7 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
                 rejected = np.flatnonzero(~passed[:end]) + start
                 rejected[rejected >= n] -= n
                 _, sts = _first_rejections(verdicts, rejected)
-                into.update(zip(cols.names_arr[rejected].tolist(), sts, strict=True))
+                into.update(zip(cols.names_arr[rejected].tolist(), sts.tolist(), strict=True))
 
             statuses.defer(n_rejected, fill)
         feasible: list[NodeInfo] = cols.infos_arr[rows].tolist()
@@ -194,7 +192,7 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
         found.append((ni.name, st))
     if from_verdicts:
         _, sts = _first_rejections(verdicts, np.array([i for _, i in from_verdicts], dtype=np.int64))
-        for (k, _), st in zip(from_verdicts, sts, strict=True):
+        for (k, _), st in zip(from_verdicts, sts.tolist(), strict=True):
             found[k] = (found[k][0], st)
     statuses.statuses.update(found)  # type: ignore[arg-type]
     state.write(ROWS_KEY, (feasible, np.array(kept, dtype=np.int64), cols))
@@ -243,10 +241,7 @@ def _window_with_nominated(fwk: Framework, state: CycleState, pod: Pod, statuses
             else:
                 by_verdict = rejected_pos
             if len(by_verdict):
-                _, sts = _first_rejections(verdicts, order[by_verdict])
-                obj = np.empty(len(sts), dtype=object)
-                obj[:] = sts
-                by_pos[by_verdict] = obj
+                by_pos[by_verdict] = _first_rejections(verdicts, order[by_verdict])[1]
             for q, st in judged.items():
                 if st is not None:
                     by_pos[q] = st
