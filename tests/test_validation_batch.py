@@ -226,6 +226,57 @@ def test_names_checked_without_the_pattern_are_checked_as_with_it(names: list[st
         assert validation._names_valid(rule, names) == expected, (rule.fmt, names)
 
 
+@SETTINGS
+@given(st.lists(st.text(alphabet="aZ09-_.\n é/", max_size=66) | st.sampled_from(["a" * 63, "a" * 64, "", "-"]),
+                min_size=1, max_size=6, unique=True))
+def test_label_values_checked_without_the_pattern_are_checked_as_with_it(values: list[str]) -> None:
+    # the window's new label values: one join, str.translate and substring searches, not the pattern
+    expected = all(labels.label_value_error(v) is None for v in values)
+    assert validation._label_values_match(values) == expected, values
+
+
+TOP_CULPRITS = [  # what the batch check leaves to the metadata check for objects read from files
+    ("name-int", ("metadata", "name"), 5), ("name-zero", ("metadata", "name"), 0),
+    ("name-false", ("metadata", "name"), False), ("name-list", ("metadata", "name"), []),
+    ("name-empty", ("metadata", "name"), ""), ("name-upper", ("metadata", "name"), "Web-1"),
+    ("namespace-int", ("metadata", "namespace"), 7), ("namespace-zero", ("metadata", "namespace"), 0),
+    ("namespace-list", ("metadata", "namespace"), ["a"]), ("namespace-empty-list", ("metadata", "namespace"), []),
+    ("namespace-map", ("metadata", "namespace"), {}), ("namespace-bad", ("metadata", "namespace"), "Team_A"),
+    ("namespace-empty", ("metadata", "namespace"), ""), ("namespace-none", ("metadata", "namespace"), None),
+    ("labels-list", ("metadata", "labels"), []), ("labels-text", ("metadata", "labels"), "app=web"),
+    ("labels-empty-text", ("metadata", "labels"), ""), ("label-int", ("metadata", "labels", "app"), 1),
+    ("label-bool", ("metadata", "labels", "app"), True), ("label-none", ("metadata", "labels", "app"), None),
+    ("label-list", ("metadata", "labels", "app"), ["web"]), ("label-bad", ("metadata", "labels", "app"), "-web"),
+    ("label-long", ("metadata", "labels", "app"), "w" * 64), ("label-newline", ("metadata", "labels", "app"), "a\nb"),
+    ("metadata-list", ("metadata",), []), ("metadata-text", ("metadata",), "x"), ("metadata-none", ("metadata",), None),
+]
+
+
+@pytest.mark.parametrize(("path", "value"), [c[1:] for c in TOP_CULPRITS], ids=[c[0] for c in TOP_CULPRITS])
+@pytest.mark.parametrize("plain", [True, False], ids=["plain", "exact"])
+def test_objects_metadata_checked_once_per_window_as_the_walk_checks_it(path: tuple, value: object,
+                                                                          plain: bool) -> None:
+    pending = next(s for s in SEEDS if s["metadata"]["name"] == "web-1")
+    objects = [copy.deepcopy(pending) for _ in range(40)]
+    for i, obj in enumerate(objects):
+        obj["metadata"]["name"] = f"web-{i}"
+        obj["metadata"].setdefault("labels", {})["app"] = "web"
+    parent: Any = objects[20]
+    for key in path[:-1]:
+        parent = parent[key]
+    parent[path[-1]] = value
+    expected = [_walk_issues(obj) for obj in objects]
+    checker = validation.Validator(objects, plain=plain)
+    assert [checker.issues(obj, at) for at, obj in enumerate(objects)] == expected
+    flags = checker.flags()
+    for at, obj in enumerate(objects):  # clean: no issue, and valid label values
+        if flags[at]:
+            assert expected[at] == []
+            label_map = (obj.get("metadata") or {}).get("labels") or {}
+            assert all(labels.label_value_error(v) is None for v in label_map.values())
+    assert sum(flags) >= 40 - validation.PART  # the others were spared the walk
+
+
 # ------------------------------------------------------------------ documents of a YAML stream of JSON
 
 GOOD_CHUNKS = [

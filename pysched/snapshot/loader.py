@@ -497,8 +497,9 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
     ignored: dict[str, int] = {}
     pods_raw: list[tuple[Document, dict, str]] = []
     latest = ""  # the latest creationTimestamp text seen (RFC 3339 UTC text sorts as time)
-    # the schema check of many objects at once first: the clean ones (nearly all) are then not walked
-    validator = validation.Validator((obj for _, obj, _ in objects), plain=parsed) if mode != "ignore" else None
+    # the schema check of many objects at once first: the clean ones (nearly all) are then not walked;
+    # clean[position] is 1 for those
+    clean = validation.Validator((obj for _, obj, _ in objects), plain=parsed).flags() if mode != "ignore" else None
 
     for position, (doc, obj, where) in enumerate(objects):
         fail = _failer(problems, doc, where, obj)
@@ -517,7 +518,7 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
                 latest = stamp
         if kind == "Pod" and isinstance(meta, _MAP) and not meta.get("name") \
                 and isinstance(meta.get("generateName"), str) and meta.get("generateName"):
-            if _api_checks(problems, doc, where, obj, kind, mode, validator, position):
+            if _api_checks(problems, doc, where, obj, kind, mode, clean, position):
                 pods_raw.append((doc, obj, where))  # named below, once every given name is known
             continue
         if not isinstance(meta, _MAP) or not isinstance(meta.get("name"), str) or not meta.get("name"):
@@ -546,7 +547,7 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
             fail(f"duplicate object: already defined at {at}")
             continue
         seen[ident] = (doc, where)
-        if not _api_checks(problems, doc, where, obj, kind, mode, validator, position):
+        if not _api_checks(problems, doc, where, obj, kind, mode, clean, position):
             continue
         if kind == "Pod":
             pods_raw.append((doc, obj, where))  # parsed below, after generated names
@@ -609,7 +610,7 @@ def _failer(problems: _Problems, doc: Document, where: str, obj: Mapping):
 
 
 def _api_checks(problems: _Problems, doc: Document, where: str, obj: Mapping, kind: str, mode: str,
-                validator: validation.Validator | None = None, position: int = 0) -> bool:
+                clean: bytearray | None = None, position: int = 0) -> bool:
     """What the API server checks and the parser does not: label syntax, then (unless ``mode`` is
     ``ignore``) every field against the v1.34 schema and the object's name. False when an error was
     recorded."""
@@ -617,8 +618,8 @@ def _api_checks(problems: _Problems, doc: Document, where: str, obj: Mapping, ki
     if mode == "ignore":
         issues: list[validation.Issue] = []
         check_values = False
-    elif validator is not None and validator.clean(obj, position):  # type: ignore[arg-type]
-        issues, check_values = [], False  # the batch check of its window found its label values valid too
+    elif clean is not None and clean[position]:  # the batch check found it clean, its label values valid too
+        issues, check_values = [], False
     else:
         issues = validation.validate_object(obj, obj["apiVersion"], kind)  # type: ignore[arg-type]
         check_values = True

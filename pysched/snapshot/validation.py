@@ -90,8 +90,19 @@ class _Type:
         self.checks: dict[str, frozenset | str] = {k: _ALLOWED.get(c, c) for k, c in fields.items() if c != "o"}
         self.plan: dict[str, tuple[int, Any, bool]] = {}  # the batch check's steps (``_plan``), once every type is known
 
+    def without(self, name: str, *keys: str) -> _Type:
+        """This type under another name, whose batch check leaves ``keys`` to someone else."""
+        twin = _Type.__new__(_Type)
+        for slot in _Type.__slots__:
+            setattr(twin, slot, getattr(self, slot))
+        twin.name = name
+        twin.plan = {k: step for k, step in self.plan.items() if k not in keys}
+        return twin
+
 
 _OBJECTS: dict[str, str] = {}  # "[V1Container" -> "V1Container": lists of a type of the table
+TOP = "@top"  # "V1Pod@top": V1Pod as the top of an object read from a file (see ``_window_clean``)
+TOP_META = "V1ObjectMeta" + TOP
 
 
 @cache
@@ -101,6 +112,11 @@ def _schema() -> tuple[dict[str, _Type], dict[str, str]]:
     _OBJECTS.update((f"[{name}", name) for name in types)
     for tt in types.values():
         tt.plan = {k: _plan(c, types) for k, c in raw["types"][tt.name].items() if c != "o"}
+    # the top of objects read from files (``_window_clean``): their apiVersion and kind are known
+    # strings (``_codes``), their metadata, its name, namespace and labels are checked there
+    for code in set(raw["kinds"].values()):
+        types[code + TOP] = types[code].without(code + TOP, "metadata", "apiVersion", "kind")
+    types[TOP_META] = types["V1ObjectMeta"].without(TOP_META, "labels", "name", "namespace")
     return types, dict(raw["kinds"])
 
 
@@ -260,6 +276,7 @@ def _join(path: str, key: str) -> str:
 _NONE = type(None)
 _DICT_OR_NONE, _LIST_OR_NONE = frozenset({dict, _NONE}), frozenset({list, _NONE})
 _DICT = frozenset({dict})
+_STR_OR_NONE = frozenset({str, _NONE})
 # steps of a field: its value is a scalar / an object of the table / a list or map of them / a list or
 # map of scalars (``None`` as allowed types: anything) / a code the batch check does not know (the walk
 # decides)
@@ -331,7 +348,7 @@ def _batch_clean(groups: dict[str, list[dict]], plain: bool = False) -> bool:
                     return False
                 pending.setdefault(arg, []).extend(filter(None, items))
             elif arg is not None:
-                if strs and plain and kind == _LIST and _joins(join, map(join, present)):
+                if strs and plain and kind == _LIST and _joins(join, chain.from_iterable(present)):
                     continue
                 inner = chain.from_iterable(present) if kind == _LIST else chain.from_iterable(map(values, present))
                 if not arg.issuperset(map(type, inner)):
@@ -375,6 +392,13 @@ class Validator:
             self._check(at)
         return at < len(self._clean) and self._clean[at] == 1 and self._objects[at] is obj
 
+    def flags(self) -> bytearray:
+        """Every window batch-checked at once: 1 at the position of each object ``clean`` would call clean
+        (the loader reads this instead of calling ``clean`` per object)."""
+        while self._done < len(self._objects):
+            self._check(self._done)
+        return self._clean
+
     def issues(self, obj: dict, at: int) -> list[Issue]:
         """Exactly what ``validate_object`` returns for ``obj``, the object at position ``at`` of the
         objects given, against its own ``apiVersion`` and ``kind``."""
@@ -398,7 +422,7 @@ class Validator:
             groups = {known.pop(): objs}
         else:  # one C-level pass over the window per kind
             groups = {code: list(compress(objs, map(eq, codes, repeat(code)))) for code in known}
-        if not _batch_clean(groups, self._plain) or not _names_clean(groups):  # type: ignore[arg-type]
+        if not _window_clean(groups, self._plain):  # type: ignore[arg-type]
             return False
         if None in codes:
             for at, code in enumerate(codes, start):
@@ -414,6 +438,11 @@ def _codes(objs: list[object]) -> list[str | None]:
     models = _models()
     get: Any = dict.get
     if _DICT.issuperset(map(type, objs)):
+        # the common case, objects of one kind: equal texts, compared without hashing each
+        kinds, apis = list(map(get, objs, repeat("kind"))), list(map(get, objs, repeat("apiVersion")))
+        if kinds and kinds.count(kinds[0]) == len(kinds) and apis.count(apis[0]) == len(apis) \
+                and type(kinds[0]) is str and type(apis[0]) is str:
+            return [models.get((apis[0], kinds[0]))] * len(objs)
         try:
             pairs = zip(map(get, objs, repeat("apiVersion")), map(get, objs, repeat("kind")), strict=True)
             return list(map(models.get, pairs))
@@ -443,9 +472,6 @@ def _joined(fmt: str) -> re.Pattern[str]:
     return re.compile(f"(?>{one})(?>\n(?>{one}))*+")  # atomic: no backtracking state kept per line
 
 
-# label values (apimachinery's IsValidLabelValue: at most 63 characters, empty or alphanumeric at both
-# ends, '-', '_', '.' inside); the pattern's characters are ASCII, so characters count as bytes
-_LABEL_VALUES = _joined("([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?")
 _JOINED = {id(rule): _joined(rule.fmt) for rule in (DNS1123_LABEL, DNS1123_SUBDOMAIN, DNS1035_LABEL)}
 
 
@@ -462,6 +488,25 @@ _DROP_LABEL = str.maketrans("", "", _LOWER_ALNUM + "-\n")
 _DROP_SUBDOMAIN = str.maketrans("", "", _LOWER_ALNUM + "-.\n")
 _BAD_LABEL = ("\n-", "-\n")  # a label starts and ends with an alphanumeric character
 _BAD_SUBDOMAIN = ("\n-", "-\n", "\n.", ".\n", "..", ".-", "-.")  # so does each dot-separated label
+# label values (apimachinery's IsValidLabelValue): at most 63 characters, empty or alphanumeric at both
+# ends, '-', '_', '.' inside
+_LABEL_VALUE_MAX = 63
+_DROP_LABEL_VALUE = str.maketrans("", "", _LOWER_ALNUM + "ABCDEFGHIJKLMNOPQRSTUVWXYZ-_.\n")
+_LABEL_VALUE_ENDS = ("-", "_", ".")
+_BAD_LABEL_VALUE = ("\n-", "\n_", "\n.", "-\n", "_\n", ".\n")
+
+
+def _label_values_match(values: set[str] | list[str]) -> bool:
+    """Whether every one of ``values`` (strings; anything else raises TypeError) is a valid label value:
+    the rule's pattern without the regular expression engine, as for names."""
+    joined = "\n".join(values)
+    if joined.count("\n") != len(values) - 1 or joined.translate(_DROP_LABEL_VALUE):
+        return False
+    if joined[:1] in _LABEL_VALUE_ENDS or joined[-1:] in _LABEL_VALUE_ENDS:
+        return False
+    if any(bad in joined for bad in _BAD_LABEL_VALUE):
+        return False
+    return len(joined) <= _LABEL_VALUE_MAX or max(map(len, values)) <= _LABEL_VALUE_MAX
 
 
 def _names_valid(rule: NameRule, names: list[str]) -> bool:
@@ -488,12 +533,11 @@ def _label_values_valid(maps: list[dict]) -> bool:
     """Whether every value of the label maps ``maps`` is a valid label value (a string)."""
     try:
         new = set().union(*map(dict.values, maps)) - _VALID_LABEL_VALUES  # unhashable values: TypeError
-        joined = "\n".join(new)  # values that are no strings: TypeError
+        if not new:
+            return True
+        if not _label_values_match(new):  # values that are no strings: TypeError
+            return False
     except TypeError:
-        return False
-    if not new:
-        return True
-    if joined.count("\n") != len(new) - 1 or _LABEL_VALUES.fullmatch(joined) is None:
         return False
     if len(_VALID_LABEL_VALUES) + len(new) > _MAX_VALID_LABEL_VALUES:
         _VALID_LABEL_VALUES.clear()
@@ -501,28 +545,70 @@ def _label_values_valid(maps: list[dict]) -> bool:
     return True
 
 
+def _window_clean(groups: dict[str, list[dict]], plain: bool = False) -> bool:
+    """``_batch_clean`` and ``_names_clean`` of ``groups`` (type code -> objects of that kind, each a
+    dict), their metadata read once. ``plain`` (see ``_batch_clean``): the batch check leaves the objects'
+    own ``apiVersion`` and ``kind`` (strings: ``_codes`` found their code) and ``metadata.name``,
+    ``namespace`` and ``labels`` to ``_metas_clean``, which checks their types too (label values as
+    distinct ones, all strings)."""
+    get: Any = dict.get
+    tops: dict[str, list[dict]] = {}
+    batch: dict[str, list[dict]] = {}
+    for code, objs in groups.items():
+        metas = list(map(get, objs, repeat("metadata")))
+        if not _DICT_OR_NONE.issuperset(map(type, metas)):
+            return False
+        tops[code] = metas = list(filter(None, metas))
+        if plain:
+            batch[code + TOP] = objs
+            batch.setdefault(TOP_META, []).extend(metas)
+        else:
+            batch[code] = objs
+    return _batch_clean(batch, plain) and _metas_clean(tops)
+
+
 def _names_clean(groups: dict[str, list[dict]]) -> bool:
     """True when ``_name_issues`` finds nothing for any object of ``groups`` (type code -> objects of
     that type whose fields ``_batch_clean`` found clean: metadata, name and namespace hold a mapping, a
     string or None), and every value of their labels is a valid label value (the loader's own check of
     label values is then skipped: ``Validator.clean``)."""
-    get = dict.get
+    get: Any = dict.get
+    return _metas_clean({code: list(filter(None, map(get, objs, repeat("metadata")))) for code, objs in groups.items()})
+
+
+def _metas_clean(tops: dict[str, list[dict]]) -> bool:
+    """``_names_clean`` of the metadata (mappings) of objects, by type code; their labels are mappings or
+    None, and all their values valid label values."""
+    get: Any = dict.get
     kinds = _kind_of_code()
-    for code, objs in groups.items():
+    for code, metas in tops.items():
         kind = kinds[code]
-        metas = list(filter(None, map(get, objs, repeat("metadata"))))
-        maps = list(filter(None, map(get, metas, repeat("labels"))))
+        maps = list(map(get, metas, repeat("labels")))
+        if not _DICT_OR_NONE.issuperset(map(type, maps)):
+            return False
+        maps = list(filter(None, maps))
         if maps and not _label_values_valid(maps):
             return False
         rule = _RULES.get(kind, DNS1123_SUBDOMAIN)
-        names = list(filter(None, map(get, metas, repeat("name"))))
+        names = list(map(get, metas, repeat("name")))
+        if not _STR_OR_NONE.issuperset(map(type, names)):
+            return False
+        names = list(filter(None, names))
         if names and (max(map(len, names)) > rule.max_len or not _names_valid(rule, names)):
             return False
-        if kind not in CLUSTER_SCOPED:
-            spaces = set(filter(None, map(get, metas, repeat("namespace"))))  # a few, each checked once
-            if spaces and (max(map(len, spaces)) > DNS1123_LABEL.max_len
-                           or not all(map(DNS1123_LABEL.pattern.fullmatch, spaces))):
-                return False
+        try:
+            spaces = set(map(get, metas, repeat("namespace")))  # a few, each checked once
+        except TypeError:  # unhashable: no string
+            return False
+        spaces.discard(None)
+        spaces.discard("")
+        if not spaces:
+            continue
+        if not _STR.issuperset(map(type, spaces)):
+            return False
+        if kind not in CLUSTER_SCOPED and (max(map(len, spaces)) > DNS1123_LABEL.max_len
+                                           or not all(map(DNS1123_LABEL.pattern.fullmatch, spaces))):
+            return False
     return True
 
 
