@@ -159,7 +159,8 @@ def _spread_snapshot(tmp_path: Path) -> Path:
     beside a low-priority filler; z2 is full (a high-priority pod, a low-priority filler: too small to
     make room on even nodes). Pending: web pods spread over zones
     (PodTopologySpread rejects z0/z1, removing victims never helps) and pods avoiding db pods per host
-    (InterPodAffinity rejects every node; removing a low-priority db pod helps)."""
+    (InterPodAffinity rejects every node; removing a low-priority db pod helps). Every fourth node of z0/z1
+    also holds a low-priority pod whose required anti-affinity counts web pods."""
     def pod(name: str, prio: int, cpu: str, labels: dict[str, str], on: str = "", **spec: Any) -> dict:
         status = {"phase": "Running", "startTime": "2026-01-01T00:00:00Z"} if on else {"phase": "Pending"}
         body: dict[str, Any] = {"priority": prio, "containers": [
@@ -184,6 +185,10 @@ def _spread_snapshot(tmp_path: Path) -> Path:
         items.append(pod(f"web-{i}", 1 if i % 4 == 0 else 1000, "1", {"app": "web"}, n))
         items.append(pod(f"db-{i}", 1000 if i % 2 == 0 else 1, "1", {"app": "db"}, n))
         items.append(pod(f"filler-{i}", 1, "1", {}, n))
+        if i % 4 == 1:  # a low-priority pod whose own anti-affinity counts the web pods (no terms of theirs)
+            items.append(pod(f"guard-{i}", 1, "0", {"app": "guard"}, n, affinity={"podAntiAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [
+                    {"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": "web"}}}]}}))
     spread = [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule",
                "labelSelector": {"matchLabels": {"app": "web"}}}]
     anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
@@ -214,8 +219,8 @@ def test_tail_dry_runs_give_the_full_dry_runs_statuses(batched: bool, tmp_path: 
         taken[("head" if at < split.head else "tail") + (" rejected" if st is not None else " passed")] += 1
         return st
 
-    def spy_changes(self: dp.DefaultPreemption, *args: Any) -> bool:
-        changes = real_changes(self, *args)
+    def spy_changes(*args: Any) -> bool:
+        changes = real_changes(*args)
         taken["state changed" if changes else "state unchanged"] += 1
         return changes
 
@@ -223,7 +228,7 @@ def test_tail_dry_runs_give_the_full_dry_runs_statuses(batched: bool, tmp_path: 
         with monkeypatch.context() as m:
             if tail:
                 m.setattr(dp.DefaultPreemption, "_judge_from", spy)
-                m.setattr(dp.DefaultPreemption, "_victims_change_state", spy_changes)
+                m.setattr(dp.DefaultPreemption, "_victims_change_state", staticmethod(spy_changes))
             else:
                 m.setattr(dp.DefaultPreemption, "_filter_split", lambda self, state: None)
             result = Simulation(load_snapshot([str(path)]), CONFIG, REGISTRY,
@@ -248,7 +253,8 @@ def _counts(state: Any) -> tuple:
 @pytest.mark.parametrize("cluster", ["spread", "all"])
 def test_remove_pod_changes_says_whether_remove_pod_changes_the_state(cluster: str, tmp_path: Path) -> None:
     """Every (pending pod, running pod of lower priority) pair: the topology plugins' ``remove_pod_changes``
-    is True exactly when their RemovePod changes a count."""
+    is True exactly when their RemovePod changes a count; per node, the ``removal_check`` a preemption
+    builds once says whether any of the node's victims (all, each alone, none) would."""
     path = _spread_snapshot(tmp_path) if cluster == "spread" else _write(tmp_path, 40, 40, 300, 3)
     sim = Simulation(load_snapshot([str(path)]), CONFIG, REGISTRY, SimulationOptions())
     fwk = next(iter(sim.frameworks.values()))
@@ -259,16 +265,26 @@ def test_remove_pod_changes_says_whether_remove_pod_changes_the_state(cluster: s
         state = CycleState()
         fwk.run_pre_filter(state, pod, sim.state.node_infos)
         before = _counts(state)
+        plugins = [p for p in fwk.pre_filter_with_extensions
+                   if p.name not in state.skip_filter_plugins and p.name in dp.NODE_OBJECT_ONLY]
+        checks = {p.name: p.removal_check(state, pod) for p in plugins}
         for ni in sim.state.node_infos:
-            for victim in ni.pods:
-                if victim.priority >= pod.priority:
-                    continue
-                for plugin in fwk.pre_filter_with_extensions:
-                    if plugin.name in state.skip_filter_plugins or plugin.name not in dp.NODE_OBJECT_ONLY:
-                        continue
+            victims = [v for v in ni.pods if v.priority < pod.priority]
+            for plugin in plugins:
+                check = checks[plugin.name]
+                said_each = []
+                for victim in victims:
                     said = plugin.remove_pod_changes(state, pod, victim, ni)
                     trial = state.clone()
                     plugin.remove_pod(trial, pod, victim, ni)
                     assert said == (_counts(trial) != before), (plugin.name, pod.key, victim.key, ni.name)
                     seen[(plugin.name, said)] += 1
+                    said_each.append(said)
+                    assert (check is not None and check([victim], ni)) == said, (plugin.name, pod.key, victim.key)
+                assert (check is not None and check(victims, ni)) == any(said_each), (plugin.name, pod.key, ni.name)
+                assert check is None or not check([], ni)
+                seen[(plugin.name + " check", any(said_each))] += 1
+            whole = any(plugin.remove_pod_changes(state, pod, v, ni) for plugin in plugins for v in victims)
+            assert dp.DefaultPreemption._victims_change_state(fwk.removal_checks(state, pod), victims, ni) == whole
     assert all(seen[(name, said)] for name in dp.NODE_OBJECT_ONLY for said in (True, False)), seen
+    assert all(seen[(name + " check", said)] for name in dp.NODE_OBJECT_ONLY for said in (True, False)), seen

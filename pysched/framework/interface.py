@@ -204,10 +204,8 @@ class NodeToStatus:
 
     def nodes_for_code(self, nodes: list[NodeInfo], code: Any) -> list[NodeInfo]:
         """Nodes whose status (explicit, else absent) has ``code``, in the given order."""
-        statuses, absent = self.statuses, self.absent
-        if absent.code == code:
-            return [n for n in nodes if statuses.get(n.name, absent).code == code]
-        return [n for n in nodes if n.name in statuses and statuses[n.name].code == code]
+        get, absent = self.statuses.get, self.absent
+        return [n for n in nodes if get(n.name, absent).code == code]
 
 
 class PreEnqueuePlugin(Plugin):
@@ -238,6 +236,14 @@ class PreFilterPlugin(Plugin):
         """Whether ``remove_pod`` would change anything in ``state`` (True when the plugin cannot tell):
         preemption skips the dry run of a node whose victims change no PreFilter state."""
         return True
+
+    def removal_check(self, state: CycleState, pod: Pod) -> Callable[[list[Pod], NodeInfo], bool] | None:
+        """``remove_pod_changes`` for one preemption's many nodes: a function telling whether removing
+        any of the given pods of a node would change ``state``; None when no removal would. The state
+        read and what depends only on ``pod`` are done once."""
+        def changes(pods: list[Pod], node: NodeInfo) -> bool:
+            return any(self.remove_pod_changes(state, pod, p, node) for p in pods)
+        return changes
 
 
 class FilterPlugin(Plugin):

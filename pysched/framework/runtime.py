@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -205,12 +206,16 @@ class Framework:
                 return Status(Code.Error, error=f'running RemovePod on PreFilter plugin "{p.name}": {st.message()}')
         return None
 
-    def remove_pod_changes(self, state: CycleState, pod: Pod, to_remove: Pod, node: NodeInfo) -> bool:
-        """Whether ``run_pre_filter_remove_pod`` would change anything in ``state``."""
+    def removal_checks(self, state: CycleState, pod: Pod) -> list[Callable[[list[Pod], NodeInfo], bool]]:
+        """The non-skipped PreFilter plugins' ``removal_check`` functions (those that may say yes): removing
+        pods from a node changes ``state`` when one of them says so."""
+        out = []
         for p in self.pre_filter_with_extensions:
-            if p.name not in state.skip_filter_plugins and p.remove_pod_changes(state, pod, to_remove, node):
-                return True
-        return False
+            if p.name not in state.skip_filter_plugins:
+                check = p.removal_check(state, pod)
+                if check is not None:
+                    out.append(check)
+        return out
 
     # ------------------------------------------------------------------ Filter
     def run_filter(self, state: CycleState, pod: Pod, node: NodeInfo,

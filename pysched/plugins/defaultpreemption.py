@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +35,8 @@ PASS_WITHOUT_PODS = frozenset({"NodeUnschedulable", "NodeName", "TaintToleration
                                "VolumeZone"})
 # Plugins whose RemovePod and Filter read the node object (labels, taints), never the pods on it.
 NODE_OBJECT_ONLY = frozenset({"PodTopologySpread", "InterPodAffinity"})
+
+RemovalCheck = Callable[[list[Pod], NodeInfo], bool]  # see PreFilterPlugin.removal_check
 
 
 @dataclass(slots=True)
@@ -262,21 +264,37 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
         prio = pod.priority
         no_victims = no_victims_status()  # one object for every node without victims (read-only)
         split = self._filter_split(state)
-        explicit = statuses.statuses
+        # built once for every node of this preemption: which victims would change the PreFilter state
+        checks = self.handle.framework.removal_checks(state, pod) if split is not None else []
+        position = split.position if split is not None else {}
+        kept: dict[int, Status] = {}  # a copy per distinct cycle Filter status a node keeps (read-only)
+        filter_status_of = statuses.statuses.get
+        nominated_on = self.handle.snapshot.nominated_pods_for
         out = node_statuses.statuses
         lowest = self._lowest
+        unschedulable = Code.Unschedulable
         for original in potential[offset:] + potential[:offset]:
+            name = original.name
             low = lowest.get(original)
             if low is None or low[0] != original.generation:
                 low = self._lowest_priority(original)
             if low[1] >= prio:
                 # nothing to evict: the dry run would end before touching the node or the state, so
                 # neither is copied (on a full cluster most nodes hold only pods of equal or higher priority)
-                out[original.name] = no_victims
+                out[name] = no_victims
                 continue
-            c = self._dry_run(state, pod, original, pdbs, split, explicit.get(original.name))
+            # A node a Filter plugin rejected is first judged again from that plugin on; only a node that
+            # may become a candidate gets the full dry run.
+            fs = filter_status_of(name)
+            if fs is not None and fs.code == unschedulable and fs.plugin in position and not nominated_on(name):
+                st = self._judge_from(state, pod, original, split, position[fs.plugin],  # type: ignore[arg-type]
+                                      fs, checks, kept)
+                if st is not None:
+                    out[name] = st
+                    continue
+            c = self._full_dry_run(state, pod, original, pdbs)
             if isinstance(c, Status):
-                out[original.name] = c
+                out[name] = c
                 continue
             target = non_violating if c.num_pdb_violations == 0 else violating
             if len(target) < want:
@@ -285,25 +303,17 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
                 break
         return non_violating + violating, node_statuses
 
-    def _dry_run(self, state: CycleState, pod: Pod, node: NodeInfo, pdbs: list[PodDisruptionBudget],
-                 split: FilterSplit | None, filter_status: Status | None) -> Candidate | Status:
-        """What removing the node's lower-priority pods gives: a candidate, or the status the node ends
-        with. A node that a Filter plugin rejected (``filter_status``) is first judged again from that
-        plugin on (``_judge_from``); only a node that may become a candidate gets the full dry run."""
-        if (split is not None and filter_status is not None and filter_status.code == Code.Unschedulable
-                and not self.handle.snapshot.nominated_pods_for(node.name)):
-            at = split.position.get(filter_status.plugin)
-            if at is not None:
-                st = self._judge_from(state, pod, node, split, at, filter_status)
-                if st is not None:
-                    return st
+    def _full_dry_run(self, state: CycleState, pod: Pod, node: NodeInfo,
+                      pdbs: list[PodDisruptionBudget]) -> Candidate | Status:
+        """What removing the node's lower-priority pods gives (copies of the node and the state, every
+        Filter plugin): a candidate, or the status the node ends with."""
         victims, violations, st = self.select_victims_on_node(state.clone(), pod, node.clone(), pdbs)
         if st is None and victims:
             return Candidate(node.name, victims, violations)
         return st if st is not None else Status.as_error(f'expected at least one victim pod on node "{node.name}"')
 
     def _judge_from(self, state: CycleState, pod: Pod, node: NodeInfo, split: FilterSplit, at: int,
-                    filter_status: Status) -> Status | None:
+                    filter_status: Status, checks: list[RemovalCheck], kept: dict[int, Status]) -> Status | None:
         """The status the full dry run ends with, for a node whose Filter status came from plugin ``at``;
         None when every plugin passes without the victims (the node may be a candidate).
 
@@ -311,28 +321,33 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
         plugins pass more easily with fewer pods; tail plugins see the same node object and, when no
         victim changes a PreFilter count, the same state). Head plugins from ``at`` on are judged on a
         copy of the node without the victims; tail plugins on the node itself (they read only its
-        object), with the cycle's state when no victim changes it, else after RemovePod on a copy."""
+        object), with the cycle's state when no victim changes it, else after RemovePod on a copy.
+        A tail-rejected node that keeps its Filter status gets a copy of it, one per distinct status
+        object (``kept``, by id: the cycle's statuses outlive this preemption)."""
         fwk = self.handle.framework
         prio = pod.priority
-        tail = split.active[split.head:]
+        victims = [p for p in node.pods if p.priority < prio]
         if at < split.head:
             lighter = node.clone()
-            for p in [p for p in node.pods if p.priority < prio]:
+            for p in victims:
                 lighter.remove_pod(p)
             st = fwk.run_filter(state, pod, lighter, split.active[at:split.head])
             if st is not None:
                 return st
-        if not self._victims_change_state(state, pod, node):
+        if not self._victims_change_state(checks, victims, node):
             if at >= split.head:  # the tail judges as the cycle's Filter did
-                return Status(filter_status.code, *filter_status.reasons, plugin=filter_status.plugin)
-            return fwk.run_filter(state, pod, node, tail)
+                copy = kept.get(id(filter_status))
+                if copy is None:
+                    copy = kept[id(filter_status)] = Status(filter_status.code, *filter_status.reasons,
+                                                            plugin=filter_status.plugin)
+                return copy
+            return fwk.run_filter(state, pod, node, split.active[split.head:])
         trial = state.clone()
-        for p in node.pods:
-            if p.priority < prio:
-                st = fwk.run_pre_filter_remove_pod(trial, pod, p, node)
-                if st is not None:
-                    return st
-        return fwk.run_filter(trial, pod, node, tail)
+        for p in victims:
+            st = fwk.run_pre_filter_remove_pod(trial, pod, p, node)
+            if st is not None:
+                return st
+        return fwk.run_filter(trial, pod, node, split.active[split.head:])
 
     def _lowest_priority(self, node: NodeInfo) -> tuple[int, float]:
         """(the node's generation, the lowest priority of a pod on it), kept until the node's pods change."""
@@ -358,11 +373,14 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
             return None
         return FilterSplit([(p.name, p.filter) for p in active], k, {p.name: i for i, p in enumerate(active)})
 
-    def _victims_change_state(self, state: CycleState, pod: Pod, node: NodeInfo) -> bool:
-        """Whether removing the node's lower-priority pods would change any PreFilter state."""
-        changes = self.handle.framework.remove_pod_changes
-        prio = pod.priority
-        return any(changes(state, pod, p, node) for p in node.pods if p.priority < prio)
+    @staticmethod
+    def _victims_change_state(checks: list[RemovalCheck], victims: list[Pod], node: NodeInfo) -> bool:
+        """Whether removing ``victims`` from ``node`` would change any PreFilter state (``checks``: the
+        framework's ``removal_checks``)."""
+        for check in checks:
+            if check(victims, node):
+                return True
+        return False
 
     def select_victims_on_node(self, state: CycleState, pod: Pod, node: NodeInfo,
                                pdbs: list[PodDisruptionBudget]) -> tuple[list[Pod], int, Status | None]:

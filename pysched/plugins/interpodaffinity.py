@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
 import numpy as np
@@ -804,6 +804,28 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
     def remove_pod_changes(self, state: CycleState, pod: Pod, pod_to_remove: Pod, node: NodeInfo) -> bool:
         s, err = self._read_pre_filter(state)
         return err is not None or s.changes_with(pod_to_remove, node)  # type: ignore[union-attr]
+
+    def removal_check(self, state: CycleState, pod: Pod) -> Callable[[list[Pod], NodeInfo], bool] | None:
+        s, err = self._read_pre_filter(state)
+        if err is not None:
+            return lambda pods, node: True  # the real RemovePod reports the error
+        assert s is not None
+        changes_with = s.changes_with
+        if s.required_affinity or s.required_anti:
+            def changes(pods: list[Pod], node: NodeInfo) -> bool:
+                for p in pods:
+                    if changes_with(p, node):
+                        return True
+                return False
+            return changes
+
+        def changes_by_anti(pods: list[Pod], node: NodeInfo) -> bool:
+            for p in pods:
+                # without required terms of its own the incoming pod is counted only by others' anti-affinity
+                if p.affinity.required_anti and changes_with(p, node):
+                    return True
+            return False
+        return changes_by_anti
 
     # ------------------------------------------------------------------ Filter
     def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:

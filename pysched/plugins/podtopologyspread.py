@@ -1000,6 +1000,23 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
         s, err = self._read_pre_filter(state)
         return err is not None or bool(self._counted(s, pod_to_remove, pod, node))  # type: ignore[arg-type]
 
+    def removal_check(self, state: CycleState, pod: Pod) -> Callable[[list[Pod], NodeInfo], bool] | None:
+        s, err = self._read_pre_filter(state)
+        if err is not None:
+            return lambda pods, node: True  # the real RemovePod reports the error
+        assert s is not None
+        if not s.constraints:
+            return None  # nothing is counted
+        namespace, counted = pod.namespace, self._counted
+
+        def changes(pods: list[Pod], node: NodeInfo) -> bool:
+            for p in pods:
+                # only pods of the incoming pod's namespace are counted: most victims are rejected here
+                if p.meta.namespace == namespace and counted(s, p, pod, node):
+                    return True
+            return False
+        return changes
+
     # ------------------------------------------------------------------ Filter
     def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
         s, err = self._read_pre_filter(state)
