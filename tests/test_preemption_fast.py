@@ -240,6 +240,65 @@ def test_tail_dry_runs_give_the_full_dry_runs_statuses(batched: bool, tmp_path: 
                                        "state changed", "state unchanged")), taken
 
 
+def _kept_snapshot(tmp_path: Path) -> Path:
+    """Six nodes, each with a low-priority filler no PreFilter state counts: a pod of app db on n0/n1 (the
+    pending pod's anti-affinity rejects them), a pod whose anti-affinity counts the pending pod on n2/n3
+    (existing anti-affinity rejects them), a pod that fills n4/n5 even without the filler."""
+    def pod(name: str, prio: int, cpu: str, labels: dict[str, str], on: str = "", **spec: Any) -> dict:
+        status = {"phase": "Running", "startTime": "2026-01-01T00:00:00Z"} if on else {"phase": "Pending"}
+        body: dict[str, Any] = {"priority": prio, "containers": [
+            {"name": "c", "image": "x", "resources": {"requests": {"cpu": cpu}}}], **spec}
+        if on:
+            body["nodeName"] = on
+        return {"apiVersion": "v1", "kind": "Pod", "spec": body, "status": status,
+                "metadata": {"name": name, "namespace": "default", "uid": name, "labels": labels,
+                             "creationTimestamp": "2026-01-01T00:00:00Z"}}
+
+    def anti(app: str) -> dict:
+        return {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": app}}}]}}
+
+    items: list[dict] = []
+    for i in range(6):
+        n = f"n{i}"
+        items.append({"apiVersion": "v1", "kind": "Node", "metadata": {"name": n, "labels": {
+            "kubernetes.io/hostname": n}}, "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}})
+        items.append(pod(f"filler-{i}", 1, "1", {}, n))
+        if i < 2:
+            items.append(pod(f"db-{i}", 1000, "1", {"app": "db"}, n))
+        elif i < 4:
+            items.append(pod(f"guard-{i}", 1000, "1", {"app": "guard"}, n, affinity=anti("b")))
+        else:
+            items.append(pod(f"big-{i}", 1000, "3", {"app": "big"}, n))
+    items.append(pod("avoid", 600, "1500m", {"app": "b"}, affinity=anti("db")))
+    path = tmp_path / "kept.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    return path
+
+
+@pytest.mark.parametrize("batched", [True, False], ids=["batched", "reference"])
+def test_nodes_keep_their_own_filter_status(batched: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tail-rejected nodes whose victims change nothing keep their own Filter status (two InterPodAffinity
+    reasons in one preemption), as the full dry run gives them."""
+    path = _kept_snapshot(tmp_path)
+    runs = []
+    for split in (True, False):
+        with monkeypatch.context() as m:
+            if not split:
+                m.setattr(dp.DefaultPreemption, "_filter_split", lambda self, state: None)
+            result = Simulation(load_snapshot([str(path)]), CONFIG, REGISTRY,
+                                SimulationOptions(trace=True, batched=batched, passes=1)).run()
+        runs.append((json.dumps(result.to_dict(), sort_keys=True), _preemption_statuses(result.cycles)))
+    assert runs[0] == runs[1]
+    ((_, _, potential, candidates, statuses),) = runs[0][1]
+    assert potential == [f"n{i}" for i in range(6)] and candidates == []
+    assert {n: st[2] for n, st in statuses.items()} == {
+        "n0": [ipa.ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH], "n1": [ipa.ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH],
+        "n2": [ipa.ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH],
+        "n3": [ipa.ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH],
+        "n4": ["Insufficient cpu"], "n5": ["Insufficient cpu"]}
+
+
 def _counts(state: Any) -> tuple:
     """What RemovePod can change: PodTopologySpread's maps and critical paths, InterPodAffinity's maps."""
     s, a = state.read(pts.PRE_FILTER_STATE_KEY), state.read(ipa.PRE_FILTER_STATE_KEY)
