@@ -196,6 +196,8 @@ def _spread_snapshot(tmp_path: Path) -> Path:
     for k in range(6):
         items.append(pod(f"spread-{k}", 500, "500m", {"app": "web"}, topologySpreadConstraints=spread))
         items.append(pod(f"avoid-{k}", 600, "500m", {"app": "b"}, affinity=anti))
+    # higher than the db and web pods of priority 1000: other victims on the same nodes
+    items.append(pod("avoid-high", 1500, "500m", {"app": "b"}, affinity=anti))
     path = tmp_path / "spread.json"
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
     return path
@@ -214,6 +216,8 @@ def test_tail_dry_runs_give_the_full_dry_runs_statuses(batched: bool, tmp_path: 
     real, real_changes = dp.DefaultPreemption._judge_from, dp.DefaultPreemption._victims_change_state
 
     def spy(self: dp.DefaultPreemption, *args: Any) -> Any:
+        pod, node, victims = args[1], args[2], args[8]
+        assert victims == [p for p in node.pods if p.priority < pod.priority]  # the kept lists are current
         st = real(self, *args)
         split, at = args[3], args[4]
         taken[("head" if at < split.head else "tail") + (" rejected" if st is not None else " passed")] += 1
@@ -271,6 +275,7 @@ def _kept_snapshot(tmp_path: Path) -> Path:
         else:
             items.append(pod(f"big-{i}", 1000, "3", {"app": "big"}, n))
     items.append(pod("avoid", 600, "1500m", {"app": "b"}, affinity=anti("db")))
+    items.append(pod("small", 100, "100m", {"app": "small"}))  # bound between avoid's two preemptions
     path = tmp_path / "kept.json"
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
     return path
@@ -279,18 +284,33 @@ def _kept_snapshot(tmp_path: Path) -> Path:
 @pytest.mark.parametrize("batched", [True, False], ids=["batched", "reference"])
 def test_nodes_keep_their_own_filter_status(batched: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Tail-rejected nodes whose victims change nothing keep their own Filter status (two InterPodAffinity
-    reasons in one preemption), as the full dry run gives them."""
+    reasons in one preemption), as the full dry run gives them; in pass 2 the node a pod was bound to in
+    between has that pod among its victims (the per-node lists kept across preemptions follow the node)."""
     path = _kept_snapshot(tmp_path)
     runs = []
+    real = dp.DefaultPreemption._judge_from
+    judged: list[tuple[str, list[str]]] = []
+
+    def spy(self: dp.DefaultPreemption, *args: Any) -> Any:
+        pod, node, victims = args[1], args[2], args[8]
+        assert victims == [p for p in node.pods if p.priority < pod.priority]
+        judged.append((node.name, [v.name for v in victims]))
+        return real(self, *args)
+
     for split in (True, False):
         with monkeypatch.context() as m:
-            if not split:
+            if split:
+                m.setattr(dp.DefaultPreemption, "_judge_from", spy)
+            else:
                 m.setattr(dp.DefaultPreemption, "_filter_split", lambda self, state: None)
             result = Simulation(load_snapshot([str(path)]), CONFIG, REGISTRY,
-                                SimulationOptions(trace=True, batched=batched, passes=1)).run()
+                                SimulationOptions(trace=True, batched=batched)).run()
         runs.append((json.dumps(result.to_dict(), sort_keys=True), _preemption_statuses(result.cycles)))
     assert runs[0] == runs[1]
-    ((_, _, potential, candidates, statuses),) = runs[0][1]
+    assert any("small" in victims for _, victims in judged), judged
+    first, second = runs[0][1]
+    assert first[2:] == second[2:]
+    _, _, potential, candidates, statuses = second
     assert potential == [f"n{i}" for i in range(6)] and candidates == []
     assert {n: st[2] for n, st in statuses.items()} == {
         "n0": [ipa.ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH], "n1": [ipa.ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH],

@@ -178,7 +178,7 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
         self.args = args if args is not None else decode_args(None)
         self.handle = handle
         self.rng = rng  # None: offset 0 (deterministic); a Random: upstream's random offset
-        self._lowest: dict[NodeInfo, tuple[int, float]] = {}  # see _lowest_priority
+        self._lowest: dict[NodeInfo, tuple[int, float, dict[int, list[Pod]]]] = {}  # see _lowest_priority
 
     def pre_enqueue(self, pod: Pod) -> Status | None:
         return None  # preemption runs synchronously here, so no pod waits for its own preemption
@@ -287,8 +287,11 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
             # may become a candidate gets the full dry run.
             fs = filter_status_of(name)
             if fs is not None and fs.code == unschedulable and fs.plugin in position and not nominated_on(name):
+                victims = low[2].get(prio)
+                if victims is None:
+                    victims = low[2][prio] = [p for p in original.pods if p.priority < prio]
                 st = self._judge_from(state, pod, original, split, position[fs.plugin],  # type: ignore[arg-type]
-                                      fs, checks, kept)
+                                      fs, checks, kept, victims)
                 if st is not None:
                     out[name] = st
                     continue
@@ -313,7 +316,8 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
         return st if st is not None else Status.as_error(f'expected at least one victim pod on node "{node.name}"')
 
     def _judge_from(self, state: CycleState, pod: Pod, node: NodeInfo, split: FilterSplit, at: int,
-                    filter_status: Status, checks: list[RemovalCheck], kept: dict[int, Status]) -> Status | None:
+                    filter_status: Status, checks: list[RemovalCheck], kept: dict[int, Status],
+                    victims: list[Pod]) -> Status | None:
         """The status the full dry run ends with, for a node whose Filter status came from plugin ``at``;
         None when every plugin passes without the victims (the node may be a candidate).
 
@@ -323,10 +327,9 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
         copy of the node without the victims; tail plugins on the node itself (they read only its
         object), with the cycle's state when no victim changes it, else after RemovePod on a copy.
         A tail-rejected node that keeps its Filter status gets a copy of it, one per distinct status
-        object (``kept``, by id: the cycle's statuses outlive this preemption)."""
+        object (``kept``, by id: the cycle's statuses outlive this preemption). ``victims``: the node's pods
+        of lower priority than ``pod``, in the node's order (read only)."""
         fwk = self.handle.framework
-        prio = pod.priority
-        victims = [p for p in node.pods if p.priority < prio]
         if at < split.head:
             lighter = node.clone()
             for p in victims:
@@ -349,9 +352,11 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
                 return st
         return fwk.run_filter(trial, pod, node, split.active[split.head:])
 
-    def _lowest_priority(self, node: NodeInfo) -> tuple[int, float]:
-        """(the node's generation, the lowest priority of a pod on it), kept until the node's pods change."""
-        low = (node.generation, min((p.priority for p in node.pods), default=float("inf")))
+    def _lowest_priority(self, node: NodeInfo) -> tuple[int, float, dict[int, list[Pod]]]:
+        """(the node's generation, the lowest priority of a pod on it, its pods below a preemptor's priority
+        per priority as dry runs ask), kept until the node's pods change."""
+        low: tuple[int, float, dict[int, list[Pod]]] = (
+            node.generation, min((p.priority for p in node.pods), default=float("inf")), {})
         self._lowest[node] = low
         return low
 

@@ -820,6 +820,8 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             return changes
 
         def changes_by_anti(pods: list[Pod], node: NodeInfo) -> bool:
+            if not node.pods_with_required_anti_affinity:
+                return False  # (most nodes) none of its pods has the terms that could count the incoming pod
             for p in pods:
                 # without required terms of its own the incoming pod is counted only by others' anti-affinity
                 if p.affinity.required_anti and changes_with(p, node):
