@@ -108,6 +108,7 @@ def test_validator_gives_exactly_the_walks_issues(data: st.DataObject, sizes: tu
                 assert expected[at] == []
                 label_map = (obj.get("metadata") or {}).get("labels") or {}
                 assert all(labels.label_value_error(v) is None for v in label_map.values())
+                assert all(labels.label_key_error(k) is None for k in label_map)
     finally:
         validation.WINDOW, validation.PART = saved
 
@@ -247,7 +248,8 @@ TOP_CULPRITS = [  # what the batch check leaves to the metadata check for object
     ("labels-empty-text", ("metadata", "labels"), ""), ("label-int", ("metadata", "labels", "app"), 1),
     ("label-bool", ("metadata", "labels", "app"), True), ("label-none", ("metadata", "labels", "app"), None),
     ("label-list", ("metadata", "labels", "app"), ["web"]), ("label-bad", ("metadata", "labels", "app"), "-web"),
-    ("label-long", ("metadata", "labels", "app"), "w" * 64), ("label-newline", ("metadata", "labels", "app"), "a\nb"),
+    ("label-long", ("metadata", "labels", "app"), "w" * 64), ("label-key-bad", ("metadata", "labels", "tier!"), "a"),
+    ("label-key-int", ("metadata", "labels", 7), "a"), ("label-key-prefix", ("metadata", "labels", "/app"), "a"), ("label-newline", ("metadata", "labels", "app"), "a\nb"),
     ("metadata-list", ("metadata",), []), ("metadata-text", ("metadata",), "x"), ("metadata-none", ("metadata",), None),
 ]
 
@@ -269,11 +271,12 @@ def test_objects_metadata_checked_once_per_window_as_the_walk_checks_it(path: tu
     checker = validation.Validator(objects, plain=plain)
     assert [checker.issues(obj, at) for at, obj in enumerate(objects)] == expected
     flags = checker.flags()
-    for at, obj in enumerate(objects):  # clean: no issue, and valid label values
+    for at, obj in enumerate(objects):  # clean: no issue, and valid label keys and values
         if flags[at]:
             assert expected[at] == []
             label_map = (obj.get("metadata") or {}).get("labels") or {}
             assert all(labels.label_value_error(v) is None for v in label_map.values())
+            assert all(labels.label_key_error(k) is None for k in label_map)
     assert sum(flags) >= 40 - validation.PART  # the others were spared the walk
 
 

@@ -618,13 +618,12 @@ def _api_checks(problems: _Problems, doc: Document, where: str, obj: Mapping, ki
     if mode == "ignore":
         issues: list[validation.Issue] = []
         check_values = False
-    elif clean is not None and clean[position]:  # the batch check found it clean, its label values valid too
-        issues, check_values = [], False
+    elif clean is not None and clean[position]:  # the batch check found it clean, its label keys and values
+        return True  # valid too
     else:
         issues = validation.validate_object(obj, obj["apiVersion"], kind)  # type: ignore[arg-type]
         check_values = True
-    meta = obj["metadata"]
-    labels = meta.get("labels")
+    labels = obj["metadata"].get("labels")
     if isinstance(labels, _MAP) and not labels_known_valid(labels, values=check_values):
         for k, v in labels.items():
             kerr = label_key_error(k)

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from pysched.apimachinery import DNS1035_LABEL, DNS1123_LABEL, DNS1123_SUBDOMAIN, NameRule
+from pysched.model.labels import _VALID_KEYS as _VALID_LABEL_KEYS, label_key_error
 from pysched.snapshot.kinds import CLUSTER_SCOPED
 from pysched.snapshot.reader import echo
 
@@ -105,19 +106,40 @@ TOP = "@top"  # "V1Pod@top": V1Pod as the top of an object read from a file (see
 TOP_META = "V1ObjectMeta" + TOP
 
 
+class _Types(dict[str, _Type]):
+    """Type code -> ``_Type``, each compiled when first asked for: a load meets a few dozen of the
+    table's types."""
+
+    def __init__(self, raw: dict[str, dict[str, str]]) -> None:
+        super().__init__()
+        self.raw = raw
+
+    def __missing__(self, code: str) -> _Type:
+        if code.endswith(TOP):  # the top of objects read from files (``_window_clean``): their apiVersion
+            # and kind are known strings (``_codes``); their metadata, its name, namespace and labels are
+            # checked there
+            base = code[:-len(TOP)]
+            tt = self[base].without(code, "labels", "name", "namespace") if base == "V1ObjectMeta" \
+                else self[base].without(code, "metadata", "apiVersion", "kind")
+        else:
+            fields = self.raw[code]  # KeyError: not a type of the table
+            tt = _Type(code, fields)
+            tt.plan = {k: _plan(c, self) for k, c in fields.items() if c != "o"}
+        self[code] = tt
+        return tt
+
+    def __contains__(self, code: object) -> bool:
+        return code in self.raw
+
+    def get(self, code: str, default: Any = None) -> Any:
+        return self[code] if code in self.raw else default
+
+
 @cache
 def _schema() -> tuple[dict[str, _Type], dict[str, str]]:
     raw = json.loads(SCHEMA_FILE.read_text())
-    types = {name: _Type(name, fields) for name, fields in raw["types"].items()}
-    _OBJECTS.update((f"[{name}", name) for name in types)
-    for tt in types.values():
-        tt.plan = {k: _plan(c, types) for k, c in raw["types"][tt.name].items() if c != "o"}
-    # the top of objects read from files (``_window_clean``): their apiVersion and kind are known
-    # strings (``_codes``), their metadata, its name, namespace and labels are checked there
-    for code in set(raw["kinds"].values()):
-        types[code + TOP] = types[code].without(code + TOP, "metadata", "apiVersion", "kind")
-    types[TOP_META] = types["V1ObjectMeta"].without(TOP_META, "labels", "name", "namespace")
-    return types, dict(raw["kinds"])
+    _OBJECTS.update((f"[{name}", name) for name in raw["types"])
+    return _Types(raw["types"]), dict(raw["kinds"])
 
 
 def known_kind(api_version: str, kind: str) -> bool:
@@ -386,8 +408,8 @@ class Validator:
         self._plain = plain
 
     def clean(self, obj: dict, at: int) -> bool:
-        """True when ``obj``, the object at position ``at``, has no issue and every value of its
-        ``metadata.labels`` is a valid label value; False says nothing."""
+        """True when ``obj``, the object at position ``at``, has no issue and every key and value of its
+        ``metadata.labels`` is a valid label key and value; False says nothing."""
         if at >= self._done:
             self._check(at)
         return at < len(self._clean) and self._clean[at] == 1 and self._objects[at] is obj
@@ -529,8 +551,13 @@ _VALID_LABEL_VALUES: set[str] = set()
 _MAX_VALID_LABEL_VALUES = 200_000
 
 
-def _label_values_valid(maps: list[dict]) -> bool:
-    """Whether every value of the label maps ``maps`` is a valid label value (a string)."""
+def _labels_valid(maps: list[dict]) -> bool:
+    """Whether every key of the label maps ``maps`` is a valid label key, and every value a valid label
+    value (a string): checked here once per distinct key and value of a window, the loader's own check of
+    each object's labels is skipped for a clean object."""
+    new_keys = set().union(*maps) - _VALID_LABEL_KEYS  # the model's memory of valid keys
+    if new_keys and any(map(label_key_error, new_keys)):  # each valid one remembered there
+        return False
     try:
         new = set().union(*map(dict.values, maps)) - _VALID_LABEL_VALUES  # unhashable values: TypeError
         if not new:
@@ -570,15 +597,15 @@ def _window_clean(groups: dict[str, list[dict]], plain: bool = False) -> bool:
 def _names_clean(groups: dict[str, list[dict]]) -> bool:
     """True when ``_name_issues`` finds nothing for any object of ``groups`` (type code -> objects of
     that type whose fields ``_batch_clean`` found clean: metadata, name and namespace hold a mapping, a
-    string or None), and every value of their labels is a valid label value (the loader's own check of
-    label values is then skipped: ``Validator.clean``)."""
+    string or None), and every key and value of their labels is a valid label key and value (the
+    loader's own check of labels is then skipped: ``Validator.clean``)."""
     get: Any = dict.get
     return _metas_clean({code: list(filter(None, map(get, objs, repeat("metadata")))) for code, objs in groups.items()})
 
 
 def _metas_clean(tops: dict[str, list[dict]]) -> bool:
     """``_names_clean`` of the metadata (mappings) of objects, by type code; their labels are mappings or
-    None, and all their values valid label values."""
+    None, all their keys and values valid label keys and values."""
     get: Any = dict.get
     kinds = _kind_of_code()
     for code, metas in tops.items():
@@ -587,7 +614,7 @@ def _metas_clean(tops: dict[str, list[dict]]) -> bool:
         if not _DICT_OR_NONE.issuperset(map(type, maps)):
             return False
         maps = list(filter(None, maps))
-        if maps and not _label_values_valid(maps):
+        if maps and not _labels_valid(maps):
             return False
         rule = _RULES.get(kind, DNS1123_SUBDOMAIN)
         names = list(map(get, metas, repeat("name")))
