@@ -154,6 +154,18 @@ def _preemption_statuses(cycles: list) -> list:
     return out
 
 
+def _pod_doc(name: str, prio: int, cpu: str, labels: dict[str, str], on: str = "", **spec: Any) -> dict:
+    """A Pod document: bound to ``on`` and running when given, else pending."""
+    status = {"phase": "Running", "startTime": "2026-01-01T00:00:00Z"} if on else {"phase": "Pending"}
+    body: dict[str, Any] = {"priority": prio, "containers": [
+        {"name": "c", "image": "x", "resources": {"requests": {"cpu": cpu}}}], **spec}
+    if on:
+        body["nodeName"] = on
+    return {"apiVersion": "v1", "kind": "Pod", "spec": body, "status": status,
+            "metadata": {"name": name, "namespace": "default", "uid": name, "labels": labels,
+                         "creationTimestamp": "2026-01-01T00:00:00Z"}}
+
+
 def _spread_snapshot(tmp_path: Path) -> Path:
     """Zones z0 and z1 hold web pods and one db pod per node (high priority on even nodes, low on odd ones)
     beside a low-priority filler; z2 is full (a high-priority pod, a low-priority filler: too small to
@@ -161,16 +173,6 @@ def _spread_snapshot(tmp_path: Path) -> Path:
     (PodTopologySpread rejects z0/z1, removing victims never helps) and pods avoiding db pods per host
     (InterPodAffinity rejects every node; removing a low-priority db pod helps). Every fourth node of z0/z1
     also holds a low-priority pod whose required anti-affinity counts web pods."""
-    def pod(name: str, prio: int, cpu: str, labels: dict[str, str], on: str = "", **spec: Any) -> dict:
-        status = {"phase": "Running", "startTime": "2026-01-01T00:00:00Z"} if on else {"phase": "Pending"}
-        body: dict[str, Any] = {"priority": prio, "containers": [
-            {"name": "c", "image": "x", "resources": {"requests": {"cpu": cpu}}}], **spec}
-        if on:
-            body["nodeName"] = on
-        return {"apiVersion": "v1", "kind": "Pod", "spec": body, "status": status,
-                "metadata": {"name": name, "namespace": "default", "uid": name, "labels": labels,
-                             "creationTimestamp": "2026-01-01T00:00:00Z"}}
-
     items: list[dict] = []
     for i in range(24):
         n, zone = f"n{i:02}", f"z{i // 8}"
@@ -179,14 +181,14 @@ def _spread_snapshot(tmp_path: Path) -> Path:
             "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}})
         if zone == "z2":
             big = i % 2 == 0  # too big to make room for anyone by removing the filler
-            items.append(pod(f"full-{i}", 2000, "3900m" if big else "3", {"app": "other"}, n))
-            items.append(pod(f"filler-{i}", 1, "100m" if big else "1", {}, n))
+            items.append(_pod_doc(f"full-{i}", 2000, "3900m" if big else "3", {"app": "other"}, n))
+            items.append(_pod_doc(f"filler-{i}", 1, "100m" if big else "1", {}, n))
             continue
-        items.append(pod(f"web-{i}", 1 if i % 4 == 0 else 1000, "1", {"app": "web"}, n))
-        items.append(pod(f"db-{i}", 1000 if i % 2 == 0 else 1, "1", {"app": "db"}, n))
-        items.append(pod(f"filler-{i}", 1, "1", {}, n))
+        items.append(_pod_doc(f"web-{i}", 1 if i % 4 == 0 else 1000, "1", {"app": "web"}, n))
+        items.append(_pod_doc(f"db-{i}", 1000 if i % 2 == 0 else 1, "1", {"app": "db"}, n))
+        items.append(_pod_doc(f"filler-{i}", 1, "1", {}, n))
         if i % 4 == 1:  # a low-priority pod whose own anti-affinity counts the web pods (no terms of theirs)
-            items.append(pod(f"guard-{i}", 1, "0", {"app": "guard"}, n, affinity={"podAntiAffinity": {
+            items.append(_pod_doc(f"guard-{i}", 1, "0", {"app": "guard"}, n, affinity={"podAntiAffinity": {
                 "requiredDuringSchedulingIgnoredDuringExecution": [
                     {"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": "web"}}}]}}))
     spread = [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule",
@@ -194,10 +196,10 @@ def _spread_snapshot(tmp_path: Path) -> Path:
     anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
         {"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": "db"}}}]}}
     for k in range(6):
-        items.append(pod(f"spread-{k}", 500, "500m", {"app": "web"}, topologySpreadConstraints=spread))
-        items.append(pod(f"avoid-{k}", 600, "500m", {"app": "b"}, affinity=anti))
+        items.append(_pod_doc(f"spread-{k}", 500, "500m", {"app": "web"}, topologySpreadConstraints=spread))
+        items.append(_pod_doc(f"avoid-{k}", 600, "500m", {"app": "b"}, affinity=anti))
     # higher than the db and web pods of priority 1000: other victims on the same nodes
-    items.append(pod("avoid-high", 1500, "500m", {"app": "b"}, affinity=anti))
+    items.append(_pod_doc("avoid-high", 1500, "500m", {"app": "b"}, affinity=anti))
     path = tmp_path / "spread.json"
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
     return path
@@ -248,16 +250,6 @@ def _kept_snapshot(tmp_path: Path) -> Path:
     """Six nodes, each with a low-priority filler no PreFilter state counts: a pod of app db on n0/n1 (the
     pending pod's anti-affinity rejects them), a pod whose anti-affinity counts the pending pod on n2/n3
     (existing anti-affinity rejects them), a pod that fills n4/n5 even without the filler."""
-    def pod(name: str, prio: int, cpu: str, labels: dict[str, str], on: str = "", **spec: Any) -> dict:
-        status = {"phase": "Running", "startTime": "2026-01-01T00:00:00Z"} if on else {"phase": "Pending"}
-        body: dict[str, Any] = {"priority": prio, "containers": [
-            {"name": "c", "image": "x", "resources": {"requests": {"cpu": cpu}}}], **spec}
-        if on:
-            body["nodeName"] = on
-        return {"apiVersion": "v1", "kind": "Pod", "spec": body, "status": status,
-                "metadata": {"name": name, "namespace": "default", "uid": name, "labels": labels,
-                             "creationTimestamp": "2026-01-01T00:00:00Z"}}
-
     def anti(app: str) -> dict:
         return {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
             {"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": app}}}]}}
@@ -267,15 +259,15 @@ def _kept_snapshot(tmp_path: Path) -> Path:
         n = f"n{i}"
         items.append({"apiVersion": "v1", "kind": "Node", "metadata": {"name": n, "labels": {
             "kubernetes.io/hostname": n}}, "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}})
-        items.append(pod(f"filler-{i}", 1, "1", {}, n))
+        items.append(_pod_doc(f"filler-{i}", 1, "1", {}, n))
         if i < 2:
-            items.append(pod(f"db-{i}", 1000, "1", {"app": "db"}, n))
+            items.append(_pod_doc(f"db-{i}", 1000, "1", {"app": "db"}, n))
         elif i < 4:
-            items.append(pod(f"guard-{i}", 1000, "1", {"app": "guard"}, n, affinity=anti("b")))
+            items.append(_pod_doc(f"guard-{i}", 1000, "1", {"app": "guard"}, n, affinity=anti("b")))
         else:
-            items.append(pod(f"big-{i}", 1000, "3", {"app": "big"}, n))
-    items.append(pod("avoid", 600, "1500m", {"app": "b"}, affinity=anti("db")))
-    items.append(pod("small", 100, "100m", {"app": "small"}))  # bound between avoid's two preemptions
+            items.append(_pod_doc(f"big-{i}", 1000, "3", {"app": "big"}, n))
+    items.append(_pod_doc("avoid", 600, "1500m", {"app": "b"}, affinity=anti("db")))
+    items.append(_pod_doc("small", 100, "100m", {"app": "small"}))  # bound between avoid's two preemptions
     path = tmp_path / "kept.json"
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
     return path
