@@ -40,6 +40,16 @@ RemovalCheck = Callable[[list[Pod], NodeInfo], bool]  # see PreFilterPlugin.remo
 
 
 @dataclass(slots=True)
+class _LowerPods:
+    """A node's pods as preemption asks of them, valid while the node has ``generation``: the lowest
+    priority among them, and per preemptor priority asked so far, the pods below it in the node's order."""
+
+    generation: int
+    lowest: float
+    below: dict[int, list[Pod]]
+
+
+@dataclass(slots=True)
 class Candidate:
     node: str
     victims: list[Pod]
@@ -178,7 +188,7 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
         self.args = args if args is not None else decode_args(None)
         self.handle = handle
         self.rng = rng  # None: offset 0 (deterministic); a Random: upstream's random offset
-        self._lowest: dict[NodeInfo, tuple[int, float, dict[int, list[Pod]]]] = {}  # see _lowest_priority
+        self._below: dict[NodeInfo, _LowerPods] = {}  # see _lower_pods
 
     def pre_enqueue(self, pod: Pod) -> Status | None:
         return None  # preemption runs synchronously here, so no pod waits for its own preemption
@@ -271,14 +281,14 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
         filter_status_of = statuses.statuses.get
         nominated_on = self.handle.snapshot.nominated_pods_for
         out = node_statuses.statuses
-        lowest = self._lowest
+        below = self._below
         unschedulable = Code.Unschedulable
         for original in potential[offset:] + potential[:offset]:
             name = original.name
-            low = lowest.get(original)
-            if low is None or low[0] != original.generation:
-                low = self._lowest_priority(original)
-            if low[1] >= prio:
+            low = below.get(original)
+            if low is None or low.generation != original.generation:
+                low = self._lower_pods(original)
+            if low.lowest >= prio:
                 # nothing to evict: the dry run would end before touching the node or the state, so
                 # neither is copied (on a full cluster most nodes hold only pods of equal or higher priority)
                 out[name] = no_victims
@@ -287,9 +297,9 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
             # may become a candidate gets the full dry run.
             fs = filter_status_of(name)
             if fs is not None and fs.code == unschedulable and fs.plugin in position and not nominated_on(name):
-                victims = low[2].get(prio)
+                victims = low.below.get(prio)
                 if victims is None:
-                    victims = low[2][prio] = [p for p in original.pods if p.priority < prio]
+                    victims = low.below[prio] = [p for p in original.pods if p.priority < prio]
                 st = self._judge_from(state, pod, original, split, position[fs.plugin],  # type: ignore[arg-type]
                                       fs, checks, kept, victims)
                 if st is not None:
@@ -352,12 +362,10 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
                 return st
         return fwk.run_filter(trial, pod, node, split.active[split.head:])
 
-    def _lowest_priority(self, node: NodeInfo) -> tuple[int, float, dict[int, list[Pod]]]:
-        """(the node's generation, the lowest priority of a pod on it, its pods below a preemptor's priority
-        per priority as dry runs ask), kept until the node's pods change."""
-        low: tuple[int, float, dict[int, list[Pod]]] = (
-            node.generation, min((p.priority for p in node.pods), default=float("inf")), {})
-        self._lowest[node] = low
+    def _lower_pods(self, node: NodeInfo) -> _LowerPods:
+        """What dry runs ask of the node's pods, kept until they change."""
+        low = _LowerPods(node.generation, min((p.priority for p in node.pods), default=float("inf")), {})
+        self._below[node] = low
         return low
 
     def _filter_split(self, state: CycleState) -> FilterSplit | None:
