@@ -35,7 +35,9 @@ in pods x nodes examined reads as a constant last column.
 The full table (what the issue's closing note reports) is one run of
 ``python bench/bench.py --workload all --perf --scaling --explain`` on a quiet machine: it writes every
 family at full size (15,000 nodes for DaemonSetScale) and takes about an hour; ``--scale 0.1`` gives a
-quick look at the same rows.
+quick look at the same rows. Writing the files is most of that hour and needs no quiet machine: add
+``--keep DIR --write-only`` to write them (in any load), then ``--keep DIR --reuse`` times the files
+already there (same command otherwise).
 
 Every row runs ``pysched`` in a fresh process with default options (adaptive percentageOfNodesToScore,
 rotating start index): load the file, simulate every pending pod, report load and scheduling time and
@@ -46,6 +48,7 @@ only, and the other formats' rows repeat that time (marked ``*``) and time the l
 from __future__ import annotations
 
 import argparse
+import functools
 import gzip
 import json
 import os
@@ -433,15 +436,30 @@ def generate_all(nodes: int, pods: int, running: int, seed: int) -> dict:
 
 def write(items: list[dict], path: str, fmt: str) -> str:
     doc = {"apiVersion": "v1", "kind": "List", "items": items}
+    path = target(path, fmt)
     if fmt == "yaml":
-        path += ".yaml"
         with open(path, "w") as f:
             yaml.dump(doc, f, Dumper=yaml.CSafeDumper, default_flow_style=False)
     else:
-        path += ".json"
         with open(path, "w") as f:
             json.dump(doc, f, indent=4)
     return path
+
+
+def target(base: str, fmt: str) -> str:
+    return base + (".yaml" if fmt == "yaml" else ".json")
+
+
+REUSE = False  # --reuse: a file already in --keep is taken as written by an earlier run of the same sizes
+
+
+def files_for(base: str, formats: list[str], items: Callable[[], list[dict]]) -> list[tuple[str, str]]:
+    """Each format's file of one cluster, generated only when some file is missing or --reuse is off."""
+    paths = [target(base, f) for f in formats]
+    if REUSE and all(os.path.exists(p) for p in paths):
+        return list(zip(formats, paths, strict=True))
+    generated = items()
+    return [(f, write(generated, base, f)) for f in formats]
 
 
 def child(path: str, mode: str) -> dict:
@@ -481,7 +499,7 @@ def bench(name: str, nodes: int, pods: int, files: list[tuple[str, str]], explai
         print(row(name, nodes, pods, fmt, r, sched, r is not sched), flush=True)
 
 
-def perf_snapshots(folder: str, explain: bool) -> None:
+def perf_snapshots(folder: str, explain: bool, write_only: bool = False) -> None:
     for base in ("basic", "mixed"):
         gz = os.path.join(PERF, f"{base}-5000x10000.yaml.gz")
         if not os.path.exists(gz):
@@ -494,7 +512,8 @@ def perf_snapshots(folder: str, explain: bool) -> None:
             with open(block, "w") as f:
                 yaml.dump({"apiVersion": "v1", "kind": "List", "items": docs}, f, Dumper=yaml.CSafeDumper,
                           default_flow_style=False)
-        bench(f"perf/{base}-5000x10000", 5000, 10000, [("yaml-stream.gz", gz), ("yaml", block)], explain)
+        if not write_only:
+            bench(f"perf/{base}-5000x10000", 5000, 10000, [("yaml-stream.gz", gz), ("yaml", block)], explain)
 
 
 # ================================================================================ loading only
@@ -647,7 +666,14 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=1, help="--load: best CPU time of this many runs")
     ap.add_argument("--perf-dir", default=PERF, help="--load: where the perf snapshots are")
     ap.add_argument("--linear-nodes", type=int, default=1250, help="--load: nodes of the 1x linearity cluster")
+    ap.add_argument("--reuse", action="store_true", help="with --keep: time the files an earlier run wrote there "
+                    "(same sizes, seed and bench version) instead of writing them again")
+    ap.add_argument("--write-only", action="store_true", help="write every file the run would time, time nothing")
     args = ap.parse_args()
+    global REUSE
+    REUSE = args.reuse
+    if args.reuse and not args.keep:
+        ap.error("--reuse needs --keep DIR")
     folder = args.keep or tempfile.mkdtemp(prefix="pysched-bench-")
     os.makedirs(folder, exist_ok=True)
     fams = families(args.scale)
@@ -663,33 +689,42 @@ def main() -> None:
         load_bench(folder, args.repeat, args.seed, args.perf_dir, args.linear_nodes)
         if not (wanted or args.perf or args.scaling):
             return
-    print(HEADER, flush=True)
+    if not args.write_only:
+        print(HEADER, flush=True)
     for w in wanted:
+        gen: Callable[[], list[dict]]
         if w in ("basic", "mixed", "dra"):
             nodes, pods = args.nodes, args.pods
-            items = generate(w, nodes, pods, args.running, args.seed)
+            gen = functools.partial(generate, w, nodes, pods, args.running, args.seed)
         else:
             nodes, pods, gen = fams[w]
-            items = gen()
-        base = os.path.join(folder, f"{w}-{nodes}x{pods}")
-        bench(w, nodes, pods, [(f, write(items, base, f)) for f in formats], args.explain)
+        files = files_for(os.path.join(folder, f"{w}-{nodes}x{pods}"), formats, gen)
+        if not args.write_only:
+            bench(w, nodes, pods, files, args.explain)
     if args.perf:
-        perf_snapshots(folder, args.explain)
+        perf_snapshots(folder, args.explain, args.write_only)
     if args.scaling:
-        print(f"{'scaling':32} {'nodes':>6} {'pods':>6} {'examined':>10} {'sched CPU s':>11} {'us/examined':>11}",
-              flush=True)
+        if not args.write_only:
+            print(f"{'scaling':32} {'nodes':>6} {'pods':>6} {'examined':>10} {'sched CPU s':>11} "
+                  f"{'us/examined':>11}", flush=True)
         measured = max(1, round(1000 * args.scale))
         for full in (1000, 2000, 5000, 10000, 15000):
             nodes = max(1, round(full * args.scale))
-            items = _family(nodes, nodes // 5, measured)
-            r = child(write(items, os.path.join(folder, f"scaling-{nodes}"), formats[0]), "schedule")
+            [(_, path)] = files_for(os.path.join(folder, f"scaling-{nodes}"), formats[:1],
+                                    functools.partial(_family, nodes, nodes // 5, measured))
+            if args.write_only:
+                continue
+            r = child(path, "schedule")
             print(f"{'SchedulingBasic/scaling':32} {nodes:6d} {measured:6d} {r['examined']:10d} "
                   f"{r['schedule_cpu_s']:11.2f} {1e6 * r['schedule_cpu_s'] / max(r['examined'], 1):11.3f}",
                   flush=True)
         for factor in (1, 4):  # linear loading: a 4x larger file must load in at most 5x the time
             base_nodes = max(1, round(1250 * args.scale))
-            items = generate("basic", base_nodes * factor, 2 * base_nodes * factor, base_nodes * factor // 4, args.seed)
-            path = write(items, os.path.join(folder, f"linear-{factor}x"), formats[0])
+            n = base_nodes * factor
+            [(_, path)] = files_for(os.path.join(folder, f"linear-{factor}x"), formats[:1],
+                                    functools.partial(generate, "basic", n, 2 * n, n // 4, args.seed))
+            if args.write_only:
+                continue
             r = child(path, "load")
             print(f"{'load-linearity ' + str(factor) + 'x':32} {base_nodes * factor:6d} "
                   f"{2 * base_nodes * factor + base_nodes * factor // 4:6d} {formats[0]:12} "

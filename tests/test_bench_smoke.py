@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -76,3 +77,16 @@ def test_load_bench_times_every_format_and_linearity(tmp_path: Path) -> None:
     sizes = {len(load_snapshot([str(tmp_path / f"load-linear-40.{fmt}{gz}")]).pods)
              for fmt in ("yaml", "json", "stream.yaml") for gz in ("", ".gz")}
     assert sizes == {90}
+
+
+def test_write_only_then_reuse_times_the_files_already_written(tmp_path: Path) -> None:
+    args = ["--workload", "basic", "--nodes", "40", "--pods", "60", "--running", "10", "--formats", "json"]
+    proc = subprocess.run([sys.executable, str(BENCH), *args, "--keep", str(tmp_path), "--write-only"],
+                          capture_output=True, text=True, check=False, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == ""  # nothing timed
+    written = tmp_path / "basic-40x60.json"
+    os.utime(written, ns=(0, 0))  # a stamp no rewrite keeps
+    rows = run(tmp_path, *args, "--reuse")
+    assert [r[:4] for r in rows] == [["basic", "40", "60", "json"]] and int(rows[0][9]) == 60
+    assert written.stat().st_mtime_ns == 0  # timed as found, not written again
