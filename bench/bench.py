@@ -434,12 +434,20 @@ def generate_all(nodes: int, pods: int, running: int, seed: int) -> dict:
 
 # ================================================================================ running
 
+class KubectlDumper(yaml.CSafeDumper):
+    """Block YAML as kubectl writes it: an object the generator shares between pods is written out in full
+    each time, never as an anchor and aliases (kubectl writes none; the loader's fast path refuses them)."""
+
+    def ignore_aliases(self, data: object) -> bool:
+        return True
+
+
 def write(items: list[dict], path: str, fmt: str) -> str:
     doc = {"apiVersion": "v1", "kind": "List", "items": items}
     path = target(path, fmt)
     if fmt == "yaml":
         with open(path, "w") as f:
-            yaml.dump(doc, f, Dumper=yaml.CSafeDumper, default_flow_style=False)
+            yaml.dump(doc, f, Dumper=KubectlDumper, default_flow_style=False)
     else:
         with open(path, "w") as f:
             json.dump(doc, f, indent=4)
@@ -510,7 +518,7 @@ def perf_snapshots(folder: str, explain: bool, write_only: bool = False) -> None
             with gzip.open(gz, "rt") as f:
                 docs = [d for d in yaml.load_all(f.read(), Loader=yaml.CSafeLoader) if d is not None]
             with open(block, "w") as f:
-                yaml.dump({"apiVersion": "v1", "kind": "List", "items": docs}, f, Dumper=yaml.CSafeDumper,
+                yaml.dump({"apiVersion": "v1", "kind": "List", "items": docs}, f, Dumper=KubectlDumper,
                           default_flow_style=False)
         if not write_only:
             bench(f"perf/{base}-5000x10000", 5000, 10000, [("yaml-stream.gz", gz), ("yaml", block)], explain)
@@ -572,7 +580,7 @@ def write_formats(source: Callable[[], tuple[list[dict], str | None]], base: str
         return text if text is not None else "".join(f"---\n{json.dumps(d)}\n" for d in docs())
 
     makers: dict[str, Callable[[], str]] = {
-        "yaml": lambda: yaml.dump(listed(), Dumper=yaml.CSafeDumper, default_flow_style=False, sort_keys=False),
+        "yaml": lambda: yaml.dump(listed(), Dumper=KubectlDumper, default_flow_style=False, sort_keys=False),
         "json": lambda: json.dumps(listed(), indent=4) + "\n",
         "yaml-stream": stream,
     }

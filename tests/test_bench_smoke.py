@@ -90,3 +90,17 @@ def test_write_only_then_reuse_times_the_files_already_written(tmp_path: Path) -
     rows = run(tmp_path, *args, "--reuse")
     assert [r[:4] for r in rows] == [["basic", "40", "60", "json"]] and int(rows[0][9]) == 60
     assert written.stat().st_mtime_ns == 0  # timed as found, not written again
+
+
+def test_block_yaml_is_written_as_kubectl_writes_it_without_anchors(tmp_path: Path) -> None:
+    # the affinity and spread families share one labels dict between pods: PyYAML's dumper would write
+    # it once as an anchor and then as aliases, which kubectl never does (and the fast reader refuses)
+    proc = subprocess.run([sys.executable, str(BENCH), "--workload", "TopologySpreading", "--workload",
+                           "SchedulingPodAffinity", "--scale", "0.004", "--formats", "yaml", "--write-only",
+                           "--keep", str(tmp_path)], capture_output=True, text=True, check=False, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    written = sorted(tmp_path.glob("*.yaml"))
+    assert [p.name.split("-")[0] for p in written] == ["SchedulingPodAffinity", "TopologySpreading"]
+    for path in written:
+        text = path.read_text()
+        assert "matchLabels:" in text and " &" not in text and " *" not in text, path.name
