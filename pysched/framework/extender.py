@@ -17,11 +17,7 @@ from __future__ import annotations
 import base64
 import binascii
 import datetime as _dt
-import http.client
 import json
-import os
-import ssl
-import tempfile
 import urllib.parse
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -33,6 +29,8 @@ from pysched.framework.interface import MAX_EXTENDER_PRIORITY, MAX_NODE_SCORE, N
 from pysched.framework.status import Code, Status
 
 if TYPE_CHECKING:
+    import ssl
+
     from pysched.framework.config import ProfileConfig
     from pysched.model.objects import Pod
     from pysched.snapshot.nodeinfo import NodeInfo
@@ -183,6 +181,8 @@ def extender_errors(cfg: ExtenderConfig, path: str) -> list[ConfigError]:
                                "must not be negative (kube-scheduler would wait for the extender forever)"))
     if not errs and urllib.parse.urlsplit(cfg.url_prefix).scheme == "https":
         try:
+            from pysched.framework.extender_http import make_ssl_context
+
             make_ssl_context(cfg, path)
         except ConfigError as e:
             errs.append(e)
@@ -211,59 +211,6 @@ def _json_default(value: Any) -> Any:
     if isinstance(value, bytes):
         return base64.b64encode(value).decode()
     return str(value)
-
-
-def _load_pem_pair(ctx: ssl.SSLContext, cert: bytes, key: bytes) -> None:
-    """``load_cert_chain`` reads files only: write the in-line PEM data to private temporary files."""
-    paths = []
-    try:
-        for data in (cert, key):
-            fd, name = tempfile.mkstemp(suffix=".pem")
-            paths.append(name)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-        ctx.load_cert_chain(paths[0], paths[1])
-    finally:
-        for name in paths:
-            os.unlink(name)
-
-
-def make_ssl_context(cfg: ExtenderConfig, path: str = "") -> ssl.SSLContext:
-    """The TLS settings of upstream's ``makeTransport``: ``enableHTTPS`` without a CA skips verification."""
-    tls = cfg.tls or ExtenderTLS()
-    tpath = pa.child(path, "tlsConfig")
-    has_ca = bool(tls.ca_file or tls.ca_data)
-    insecure = tls.insecure or (cfg.enable_https and not has_ca)
-    if tls.insecure and has_ca:
-        raise ConfigError("specifying a root certificates file with the insecure flag is not allowed",
-                          field=tpath or None)
-    try:
-        ctx = ssl.create_default_context(cafile=tls.ca_file or None,
-                                         cadata=tls.ca_data.decode() if tls.ca_data else None)
-        if insecure:
-            ctx.check_hostname = False
-            ctx.verify_mode = ssl.CERT_NONE
-        if tls.cert_file or tls.key_file:
-            ctx.load_cert_chain(tls.cert_file, tls.key_file or None)
-        elif tls.cert_data or tls.key_data:
-            _load_pem_pair(ctx, tls.cert_data, tls.key_data)
-    except (OSError, ssl.SSLError, ValueError, UnicodeDecodeError) as e:
-        raise ConfigError(f"cannot set up TLS for extender {cfg.url_prefix}: {e}", field=tpath or None) from None
-    return ctx
-
-
-class _HTTPSConnection(http.client.HTTPSConnection):
-    """An HTTPS connection that may present and verify another server name (``tlsConfig.serverName``)."""
-
-    def __init__(self, host: str, port: int | None, timeout: float, context: ssl.SSLContext,
-                 server_name: str) -> None:
-        super().__init__(host, port, timeout=timeout, context=context)
-        self._ssl_context = context
-        self._server_name = server_name
-
-    def connect(self) -> None:
-        http.client.HTTPConnection.connect(self)
-        self.sock = self._ssl_context.wrap_socket(self.sock, server_hostname=self._server_name or self.host)
 
 
 def _field(obj: Mapping[str, Any], name: str) -> Any:
@@ -313,7 +260,11 @@ class HTTPExtender:
         self.failures: list[ExtenderFailure] = []
         parts = urllib.parse.urlsplit(cfg.url_prefix)
         self._https = parts.scheme == "https"
-        self._ssl = make_ssl_context(cfg, path) if self._https else None
+        self._ssl: ssl.SSLContext | None = None
+        if self._https:
+            from pysched.framework.extender_http import make_ssl_context
+
+            self._ssl = make_ssl_context(cfg, path)
 
     def __repr__(self) -> str:
         return f"HTTPExtender({self.name!r})"
@@ -353,14 +304,11 @@ class HTTPExtender:
         parts = urllib.parse.urlsplit(url)
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         body = json.dumps(args, default=_json_default, separators=(",", ":")).encode()
-        timeout = self.config.http_timeout
-        conn: http.client.HTTPConnection
-        if self._https:
-            assert self._ssl is not None
-            server = self.config.tls.server_name if self.config.tls else ""
-            conn = _HTTPSConnection(parts.hostname or "", parts.port, timeout, self._ssl, server)
-        else:
-            conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=timeout)
+        from pysched.framework import extender_http  # http.client and ssl only once an extender is called
+
+        server = self.config.tls.server_name if self.config.tls else ""
+        conn = extender_http.connection(parts.hostname or "", parts.port, self.config.http_timeout, self._ssl,
+                                        server)
         try:
             conn.request("POST", target, body=body, headers={"Content-Type": "application/json"})
             resp = conn.getresponse()
@@ -368,7 +316,7 @@ class HTTPExtender:
         except TimeoutError:
             raise ExtenderError(f'Post "{url}": context deadline exceeded '
                                 f"(Client.Timeout exceeded while awaiting headers)") from None
-        except (OSError, http.client.HTTPException) as e:
+        except (OSError, extender_http.HTTPException) as e:
             raise ExtenderError(f'Post "{url}": {_describe_os_error(e)}') from None
         finally:
             conn.close()
