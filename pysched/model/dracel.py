@@ -28,11 +28,9 @@ from typing import Any
 
 from pysched.errors import QuantityError
 
-try:  # the runtime is a binary wheel; a clear error beats an ImportError traceback
-    from cel_expr_python import cel as _cel
-    from cel_expr_python.ext import ext_bindings as _ext_bindings, ext_strings as _ext_strings
-except ImportError:  # pragma: no cover - installed with pysched
-    _cel = None
+# The CEL runtime, imported when the first selector is compiled (most snapshots have none: it would be
+# a few per cent of every CLI start).
+_cel: Any = None
 
 Q_TAG = "__k8s_quantity__"
 S_TAG = "__k8s_semver__"
@@ -207,12 +205,16 @@ _env: Any = None
 
 
 def _environment() -> Any:
-    global _env
+    global _env, _cel
     if _env is None:
-        if _cel is None:  # pragma: no cover
-            raise CelError("the CEL runtime (package cel-expr-python) is not installed")
-        _env = _cel.NewEnv(variables={"device": _cel.Type.DYN}, functions=_functions(),
-                           extensions=[_ext_strings.ExtStrings(), _ext_bindings.ExtBindings()])
+        try:  # the runtime is a binary wheel; a clear error beats an ImportError traceback
+            from cel_expr_python import cel
+            from cel_expr_python.ext import ext_bindings, ext_strings
+        except ImportError:  # pragma: no cover - installed with pysched
+            raise CelError("the CEL runtime (package cel-expr-python) is not installed") from None
+        _cel = cel
+        _env = cel.NewEnv(variables={"device": cel.Type.DYN}, functions=_functions(),
+                          extensions=[ext_strings.ExtStrings(), ext_bindings.ExtBindings()])
     return _env
 
 
