@@ -164,13 +164,24 @@ class NodeToStatus:
     The batched Filter may ``defer`` the statuses of the nodes it rejected: they count in ``len`` at once
     and are filled in when ``statuses`` is first read (a pod that gets a node usually never reads them)."""
 
-    __slots__ = ("_deferred", "_deferred_len", "_statuses", "absent")
+    __slots__ = ("_absent", "_deferred", "_deferred_len", "_statuses")
 
     def __init__(self, statuses: dict[str, Status] | None = None, absent: Status | None = None) -> None:
         self._statuses = statuses if statuses is not None else {}
-        self.absent = absent if absent is not None else Status.unresolvable()
+        self._absent = absent  # built when first read: most cycles never read it
         self._deferred: Callable[[dict[str, Status]], None] | None = None
         self._deferred_len = 0
+
+    @property
+    def absent(self) -> Status:
+        """The status of every node without one of its own (UnschedulableAndUnresolvable by default)."""
+        if self._absent is None:
+            self._absent = Status.unresolvable()
+        return self._absent
+
+    @absent.setter
+    def absent(self, value: Status) -> None:
+        self._absent = value
 
     @property
     def statuses(self) -> dict[str, Status]:

@@ -158,15 +158,18 @@ class Framework:
         result: PreFilterResult | None = None
         returned_sets: list[str] = []
         remembered: Status | None = None
+        skipped = state.skip_filter_plugins
         for p in self.pre_filter:
             try:
                 r, st = p.pre_filter(state, pod, nodes)
             except Exception as exc:
                 return None, plugin_fault(p.name, "PreFilter", pod, exc), returned_sets
-            if st is not None and st.code == Code.Skip:
-                state.skip_filter_plugins.add(p.name)
+            if st is None:
+                pass
+            elif st.code == Code.Skip:  # (may be a shared Status: only its code is read)
+                skipped.add(p.name)
                 continue
-            if st is not None and st.code != Code.Success:
+            elif st.code != Code.Success:
                 st.plugin = p.name
                 if st.code == Code.UnschedulableAndUnresolvable:
                     return None, st, returned_sets

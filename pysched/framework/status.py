@@ -67,3 +67,7 @@ class Status:
     def __repr__(self) -> str:
         return f"Status({self.code.name}, {self.reasons!r}, plugin={self.plugin!r})"
 
+
+# PreFilter's Skip, shared: ``Framework.run_pre_filter`` only reads its code (never names a plugin on it)
+PRE_FILTER_SKIP = Status(Code.Skip)
+

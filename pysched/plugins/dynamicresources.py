@@ -34,7 +34,7 @@ from pysched.framework.interface import (
     PreFilterResult,
     ReservePlugin,
 )
-from pysched.framework.status import Code, Status
+from pysched.framework.status import PRE_FILTER_SKIP, Code, Status
 from pysched.framework.whatif import DEVICES, Change, WhatIfPlugin
 from pysched.model.dra import ALL, Allocation, ResourceClaim
 from pysched.model.dracel import CelError
@@ -128,7 +128,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         state.write(STATE_KEY, s)  # written before anything can reject, as upstream
         dra = self._dra()
         if not pod.resource_claims or dra is None:
-            return None, Status(Code.Skip)
+            return None, PRE_FILTER_SKIP
         try:
             claims = dra.pod_claim_objects(pod)
         except ClaimLookupError as e:

@@ -37,7 +37,7 @@ from pysched.framework.interface import (
     PreScorePlugin,
     ScorePlugin,
 )
-from pysched.framework.status import Code, Status
+from pysched.framework.status import PRE_FILTER_SKIP, Code, Status
 from pysched.framework.whatif import INTER_POD, Change, Eviction, WhatIfContext, WhatIfPlugin, selector_text
 from pysched.model.objects import AffinityTerm, Pod
 from pysched.plugins.helper import decode_plugin_args
@@ -622,7 +622,7 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
                 and not self._holders()[1]:
             # no term of the pod's and no existing pod with required anti-affinity: upstream's counts are
             # all empty (Skip)
-            return None, Status(Code.Skip)
+            return None, PRE_FILTER_SKIP
         s = PreFilterState(
             required_affinity=self.resolve_terms(pod.affinity.required_affinity),
             required_anti=self.resolve_terms(pod.affinity.required_anti),

@@ -25,7 +25,7 @@ from pysched.framework.interface import (
     PreScorePlugin,
     ScorePlugin,
 )
-from pysched.framework.status import Code, Status
+from pysched.framework.status import PRE_FILTER_SKIP, Code, Status
 from pysched.framework.whatif import NODE_AFFINITY, Change, WhatIfContext, WhatIfPlugin, requirement_text
 from pysched.model.labels import NodeSelector, NodeSelectorTerm, Requirement
 from pysched.model.objects import Pod
@@ -158,7 +158,7 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, W
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         no_node_affinity = pod.node_affinity_required is None
         if no_node_affinity and self.added_node_selector is None and pod.node_selector is None:
-            return None, Status(Code.Skip)
+            return None, PRE_FILTER_SKIP
         state.write(PRE_FILTER_STATE_KEY, True)
         if no_node_affinity:
             return None, None

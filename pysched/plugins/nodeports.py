@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pysched.framework.cycle_state import CycleState
 from pysched.framework.interface import FilterPlugin, Handle, PreFilterPlugin, PreFilterResult
-from pysched.framework.status import Code, Status
+from pysched.framework.status import PRE_FILTER_SKIP, Status
 from pysched.framework.whatif import PORTS, Change, Eviction, WhatIfContext, WhatIfPlugin
 from pysched.model.objects import HostPort, Pod
 from pysched.snapshot.nodeinfo import ZERO_IP, NodeInfo
@@ -41,7 +41,7 @@ class NodePorts(PreFilterPlugin, FilterPlugin, WhatIfPlugin):
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         # host_ports: sidecar init containers then containers, hostPort > 0 (hostNetwork: containerPort).
         if not pod.host_ports:
-            return None, Status(Code.Skip)
+            return None, PRE_FILTER_SKIP
         state.write(PRE_FILTER_STATE_KEY, list(pod.host_ports))
         return None, None
 

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 
 from pysched.framework.cycle_state import CycleState, StateData
 from pysched.framework.interface import FilterPlugin, Handle, PreFilterPlugin, PreFilterResult
-from pysched.framework.status import Code, Status
+from pysched.framework.status import PRE_FILTER_SKIP, Status
 from pysched.model.objects import Pod
 from pysched.model.storage import (
     CSI_DRIVER_OF_IN_TREE_PLUGIN,
@@ -102,7 +102,7 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin):
         if any(counts_volume(v) for v in pod.volumes):
             state.write(STATE_KEY, _State())
             return None, None
-        return None, Status(Code.Skip)
+        return None, PRE_FILTER_SKIP
 
     def _new_volumes(self, state: CycleState, storage: StorageState, pod: Pod,
                      csi_node: CSINode | None) -> dict[str, str]:

@@ -39,7 +39,7 @@ from pysched.framework.interface import (
     PreScorePlugin,
     ScorePlugin,
 )
-from pysched.framework.status import Code, Status
+from pysched.framework.status import PRE_FILTER_SKIP, Code, Status
 from pysched.framework.whatif import SPREAD, Change, Eviction, WhatIfContext, WhatIfPlugin, selector_text
 from pysched.model.labels import LabelSelector, Requirement
 from pysched.model.objects import FieldError, Pod, SpreadConstraint
@@ -685,7 +685,7 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         constraints = self.get_constraints(pod, DO_NOT_SCHEDULE)
         if not constraints:
-            return None, Status(Code.Skip)
+            return None, PRE_FILTER_SKIP
         s = self.compute_pre_filter_state(pod, constraints, nodes)
         state.write(PRE_FILTER_STATE_KEY, s)
         return None, None
@@ -819,20 +819,25 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
         arrays = s.arrays
         if arrays[0].domains.codes.shape[0] != cols.n:
             return None
-        reason = np.zeros(cols.n, dtype=np.int8)  # 0 passes, 1 missing label, 2 skew
+        # Per row the first failing constraint's reason: 0 passes, 1 missing label, 2 skew. Each constraint's
+        # reasons come from a table over its domains (one slot more for rows without the key).
+        reason: np.ndarray | None = None
         pod_labels = pod.labels
         for i, (c, a) in enumerate(zip(s.constraints, arrays, strict=True)):
-            codes = a.domains.codes
-            missing = ~a.domains.has
-            open_ = reason == 0
-            reason[open_ & missing] = 1
-            if a.domains.size == 0:
-                continue
-            self_match = 1 if c.selector.matches(pod_labels) else 0
-            limit = c.max_skew + s.min_match_num(i, c.min_domains) - self_match
-            over = a.tp[np.where(missing, 0, codes)] > limit
-            reason[open_ & ~missing & over] = 2
-
+            d = a.domains
+            size = d.size
+            table = np.empty(size + 1, dtype=np.int8)
+            if size:
+                self_match = 1 if c.selector.matches(pod_labels) else 0
+                limit = c.max_skew + s.min_match_num(i, c.min_domains) - self_match
+                np.multiply(a.tp > limit, 2, out=table[:size], casting="unsafe")
+            table[size] = 1
+            r = table[d.ext]
+            if reason is None:
+                reason = r
+            else:
+                np.copyto(reason, r, where=reason == 0)
+        assert reason is not None
         cache: dict[int, Status] = {}
 
         def statuses_of(rows: np.ndarray) -> list[Status]:

@@ -30,7 +30,7 @@ from pysched.framework.interface import (
     ReservePlugin,
     ScorePlugin,
 )
-from pysched.framework.status import Code, Status
+from pysched.framework.status import PRE_FILTER_SKIP, Code, Status
 from pysched.model.objects import Node, Pod
 from pysched.model.quantity import milli_to_value
 from pysched.model.storage import (
@@ -325,12 +325,12 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
 
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
-        has, problem = self._claims_problem(pod)
+        has, problem = self._claims_problem(pod) if pod.volumes else (False, None)
         if problem is not None:
             return None, Status.unresolvable(problem)
         if not has:
             state.write(STATE_KEY, _State())
-            return None, Status(Code.Skip)
+            return None, PRE_FILTER_SKIP
         claims, err = self._pod_volume_claims(pod)
         if err is not None:
             return None, Status.as_error(err)

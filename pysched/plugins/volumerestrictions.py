@@ -15,7 +15,7 @@ from collections.abc import Mapping
 
 from pysched.framework.cycle_state import CycleState, StateData
 from pysched.framework.interface import FilterPlugin, Handle, PreFilterPlugin, PreFilterResult
-from pysched.framework.status import Code, Status
+from pysched.framework.status import PRE_FILTER_SKIP, Status
 from pysched.model.objects import Pod
 from pysched.model.storage import READ_WRITE_ONCE_POD
 from pysched.plugins.volumebinding import storage_of
@@ -104,6 +104,8 @@ class VolumeRestrictions(PreFilterPlugin, FilterPlugin):
 
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
+        if not pod.volumes:
+            return None, PRE_FILTER_SKIP  # no claim, nothing to check: what the steps below conclude
         needs_check = any(needs_restrictions_check(v) for v in pod.volumes)
         storage = storage_of(self.handle, self._own)
         rwop: set[str] = set()
@@ -120,7 +122,7 @@ class VolumeRestrictions(PreFilterPlugin, FilterPlugin):
         # at most one scheduled pod can use a ReadWriteOncePod claim: one conflict per claim in use
         s = _State(frozenset(rwop), sum(1 for name in rwop if storage.is_used(f"{pod.namespace}/{name}")))
         if not needs_check and s.conflicting_pvc_ref_count == 0:
-            return None, Status(Code.Skip)
+            return None, PRE_FILTER_SKIP
         state.write(PRE_FILTER_STATE_KEY, s)
         return None, None
 

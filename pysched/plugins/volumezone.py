@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from pysched.framework.cycle_state import CycleState, StateData
 from pysched.framework.interface import FilterPlugin, Handle, PreFilterPlugin, PreFilterResult
-from pysched.framework.status import Code, Status
+from pysched.framework.status import PRE_FILTER_SKIP, Status
 from pysched.model.objects import Pod
 from pysched.model.storage import (
     LABEL_BETA_REGION,
@@ -105,11 +105,13 @@ class VolumeZone(PreFilterPlugin, FilterPlugin):
 
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
+        if not pod.volumes:
+            return None, PRE_FILTER_SKIP  # no claim: no topology (what the steps below conclude)
         topologies, st = self._topologies(pod)
         if st is not None:
             return None, st
         if not topologies:
-            return None, Status(Code.Skip)
+            return None, PRE_FILTER_SKIP
         state.write(PRE_FILTER_STATE_KEY, _State(topologies))
         return None, None
 

@@ -142,6 +142,7 @@ class Scheduler:
         self.extenders = list(extenders or [])
         self.waiting = waiting if waiting is not None else WaitingPods()
         self.settled: list[CycleTrace] = []  # traces of waiting pods the last cycle settled
+        self._to_find: dict[tuple[Framework, int], int] = {}  # (profile, node count) -> _count_to_find
 
     # ------------------------------------------------------------------ the cycle
     def schedule_one(self, fwk: Framework, pod: Pod, pass_no: int, trace_this: bool) -> CycleTrace:
@@ -153,7 +154,8 @@ class Scheduler:
 
     def _schedule_one(self, fwk: Framework, pod: Pod, pass_no: int, trace_this: bool) -> CycleTrace:
         tr = CycleTrace(pass_no, pod.key, pod.priority, profile=fwk.profile_name)
-        tr.nominated_node_before = self.state.nominated_node_name(pod) or None
+        nominated_name = self.state.nominated_node_name(pod)
+        tr.nominated_node_before = nominated_name or None
         state = CycleState()
         all_nodes = self.state.node_infos
         if not all_nodes:
@@ -173,7 +175,8 @@ class Scheduler:
         else:
             if pre_result is not None and not pre_result.all_nodes():
                 tr.prefilter_nodes = sorted(pre_result.node_names or ())
-            feasible = self._evaluate_nominated(fwk, state, pod, statuses, tr)
+            feasible = self._evaluate_nominated(fwk, state, pod, statuses, tr, nominated_name) \
+                if nominated_name else []
             if not feasible:
                 nodes = all_nodes
                 if pre_result is not None and not pre_result.all_nodes():
@@ -210,9 +213,11 @@ class Scheduler:
         return self._handle_failure(fwk, state, pod, statuses, prefilter_msg, tr)
 
     def _evaluate_nominated(self, fwk: Framework, state: CycleState, pod: Pod, statuses: NodeToStatus,
-                            tr: CycleTrace) -> list[NodeInfo]:
-        """A pod nominated earlier goes straight to its node when that node passes every filter."""
-        name = self.state.nominated_node_name(pod)
+                            tr: CycleTrace, name: str | None = None) -> list[NodeInfo]:
+        """A pod nominated earlier goes straight to its node when that node passes every filter.
+        ``name``: the pod's nominated node name when the caller has it."""
+        if name is None:
+            name = self.state.nominated_node_name(pod)
         ni = self.state.get(name) if name else None
         if ni is None:
             return []
@@ -234,14 +239,9 @@ class Scheduler:
         n = len(nodes)
         if n == 0:
             return [], None
-        percentage = fwk.percentage_of_nodes_to_score()
-        if percentage is None:
-            percentage = self.options.global_percentage
-        to_find = num_feasible_nodes_to_find(percentage, n)
-        if not fwk.has_scoring() and not has_filters(self.extenders) and not has_prioritizers(self.extenders):
-            to_find = 1
-        if self.options.evaluate_all_nodes:
-            to_find = n
+        to_find = self._to_find.get((fwk, n))
+        if to_find is None:  # fixed per profile and node count: the options and extenders never change
+            to_find = self._to_find[(fwk, n)] = self._count_to_find(fwk, n)
         start = self.next_start_node_index
         if not fwk.filter:
             return [nodes[(start + i) % n] for i in range(min(to_find, n))], None
@@ -270,6 +270,18 @@ class Scheduler:
             else:
                 statuses.set(ni.name, st)
         return feasible, None
+
+    def _count_to_find(self, fwk: Framework, n: int) -> int:
+        """How many feasible nodes the Filter pass looks for among ``n`` nodes."""
+        percentage = fwk.percentage_of_nodes_to_score()
+        if percentage is None:
+            percentage = self.options.global_percentage
+        to_find = num_feasible_nodes_to_find(percentage, n)
+        if not fwk.has_scoring() and not has_filters(self.extenders) and not has_prioritizers(self.extenders):
+            to_find = 1
+        if self.options.evaluate_all_nodes:
+            to_find = n
+        return to_find
 
     def _nominated_nodes(self, pod: Pod) -> frozenset[str]:
         """The nodes where ``Framework.add_nominated_pods`` would add a pod for ``pod``'s Filter: pods
@@ -409,7 +421,7 @@ class Scheduler:
         """PreBind, Bind (an interested binding extender instead of the Bind plugins), PostBind."""
         st = fwk.run_pre_bind(state, pod, host)
         if st is None:
-            binder = binder_for(self.extenders, pod)
+            binder = binder_for(self.extenders, pod) if self.extenders else None
             if binder is not None:
                 tr.bound_by = binder.trace_key  # its bindVerb is never called
             else:

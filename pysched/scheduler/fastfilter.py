@@ -82,6 +82,48 @@ def _first_rejections(verdicts: list[tuple[int, str, BatchVerdict]], rows: np.nd
     return pos, out
 
 
+def _window(twice: np.ndarray | None, start: int, n: int, to_find: int) -> tuple[np.ndarray, int]:
+    """The sequential loop's window over the rows from ``start`` (rotating): the rows of its first
+    ``to_find`` passing nodes and its end, the number of positions it examined (it ends before the next
+    passing node after the count, else after every node). ``twice``: which rows pass, the n rows twice over
+    (so that ``[start:start + n]`` is the rotation); None: every row passes. A stretch a little longer than
+    the window is searched first, the whole rotation only when it holds too few passing nodes."""
+    need = to_find + 1
+    if twice is None:
+        end = to_find if n >= need else n
+        return _rotated_rows(n)[start:start + end].copy(), end
+    size = 2 * need + 64
+    found = None
+    if size < n:
+        found = twice[start:start + size].nonzero()[0]  # 1-D: flatnonzero without its ravel
+        if len(found) < need:
+            found = None
+    if found is None:
+        found = twice[start:start + n].nonzero()[0]
+    if len(found) > to_find:
+        end = int(found[to_find])
+        found = found[:to_find]
+    else:
+        end = n
+    # window positions to rows: position p is row (start + p) % n
+    return (_rotated_rows(n)[start:][found] if start else found), end
+
+
+_ROTATED: dict[int, np.ndarray] = {}
+
+
+def _rotated_rows(n: int) -> np.ndarray:
+    """0 .. n-1 twice (read only): ``[start:start + n]`` is the window's rows in position order."""
+    rows = _ROTATED.get(n)
+    if rows is None:
+        if len(_ROTATED) > 64:
+            _ROTATED.clear()
+        one = np.arange(n, dtype=np.int64)
+        rows = _ROTATED[n] = np.concatenate((one, one))
+        rows.flags.writeable = False
+    return rows
+
+
 def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod: Pod, statuses: NodeToStatus,
                   start: int, to_find: int, nominated: frozenset[str] = frozenset()) -> list[NodeInfo] | None:
     """The feasible nodes of the window over every node, the rejected ones' statuses set in window order;
@@ -95,45 +137,49 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
     cols = columns_for(cluster)
     skip = state.skip_filter_plugins
     everyone = every_row_passes(cols)
-    mask: np.ndarray | None = None
+    mask: np.ndarray | None = None  # the rows every verdict lets pass (this cycle's own array)
+    twice: np.ndarray | None = None  # ``mask`` twice over (``mask`` is its first half)
+    combined = False
     verdicts: list[tuple[int, str, BatchVerdict]] = []
     rest: list[tuple[int, object]] = []
     for at, p in enumerate(fwk.filter):
-        if p.name in skip:
+        name = p.name
+        if name in skip:
             continue
-        v = batch_verdict(p, state, pod, cols)
+        fn = getattr(p, "batch_filter", None)  # batch_verdict, inlined: this runs for every plugin and pod
+        v = None
+        if fn is not None:
+            try:
+                v = fn(state, pod, cols)
+            except Exception:
+                v = None  # the per-node path runs the plugin and reports what it raises
         if v is None:
             rest.append((at, p))
             continue
-        verdicts.append((at, p.name, v))
-        if v.ok is everyone:
+        verdicts.append((at, name, v))
+        ok = v.ok
+        if ok is everyone:
             continue  # rejects no row: nothing to combine
         if mask is None:
-            mask = v.ok.copy()
+            twice = np.concatenate((ok, ok))  # the rows twice over: the window's rotation is one slice
+            mask = twice[:n]
         else:
-            np.logical_and(mask, v.ok, out=mask)
+            np.logical_and(mask, ok, out=mask)
+            combined = True
     if not verdicts:
         return None  # no plugin has a verdict: the per-node loop is as fast
-    if mask is None:
-        mask = everyone.copy()
-    nominated_rows = {cols.index[name] for name in nominated if name in cols.index}
+    if combined and twice is not None:
+        twice[n:] = mask
+    nominated_rows = {cols.index[name] for name in nominated if name in cols.index} if nominated else set()
     if not rest and not nominated_rows:
-        # the window in rotated order (position p is row (start + p) % n)
-        passed = np.concatenate((mask[start:], mask[:start])) if start else mask
-        hits = passed.nonzero()[0]  # 1-D: flatnonzero without its ravel
-        if len(hits) > to_find:  # as the cycle: the window ends before the next feasible node after the count
-            end = int(hits[to_find])
-            hits = hits[:to_find]
-        else:
-            end = n
-        rows = hits + start if start else hits
-        if start:
-            rows[rows >= n] -= n
-        n_rejected = end - len(hits)
-        if n_rejected:
-            def fill(into: dict[str, Status]) -> None:  # the verdicts' arrays are this cycle's own
-                rejected = np.flatnonzero(~passed[:end]) + start
-                rejected[rejected >= n] -= n
+        rows, end = _window(twice, start, n, to_find)
+        n_rejected = end - len(rows)
+        if n_rejected and mask is not None:  # (every row passes without a mask: nothing rejected)
+            judged = mask
+
+            def fill(into: dict[str, Status]) -> None:  # ``mask`` and the verdicts' arrays are this cycle's own
+                window = _rotated_rows(n)[start:start + end]
+                rejected = window[~judged[window]]
                 _, sts = _first_rejections(verdicts, rejected)
                 into.update(zip(cols.names_arr[rejected].tolist(), sts.tolist(), strict=True))
 
@@ -141,6 +187,8 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
         feasible: list[NodeInfo] = cols.infos_arr[rows].tolist()
         state.write(ROWS_KEY, (feasible, rows, cols))
         return feasible
+    if mask is None:
+        mask = everyone.copy()
     order = np.arange(start, start + n, dtype=np.int64)
     order[n - start:] -= n
     passed = mask[order]

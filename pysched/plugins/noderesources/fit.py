@@ -173,30 +173,37 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlug
         req = state.read(PRE_FILTER_STATE_KEY)
         if req is None:
             return None
-        # (reason, free amount per row, allocatable per row, the pod's request); the pods check first. The
-        # free amounts are copies: the rejected rows' statuses describe the nodes at verdict time.
+        # (reason, whether each row has room, allocatable per row, the pod's request); the pods check
+        # first. The room arrays are this verdict's own (the rejected rows' statuses describe the nodes at
+        # verdict time); allocatable never changes.
         checks: list[tuple[str, np.ndarray, np.ndarray | None, int]] = [
-            (REASON_TOO_MANY_PODS, cols.free_pods.copy(), None, 1)]
-        if req.milli_cpu > 0:
-            checks.append(("Insufficient cpu", cols.free_cpu.copy(), cols.alloc_cpu, req.milli_cpu))
-        if req.memory > 0:
-            checks.append(("Insufficient memory", cols.free_mem.copy(), cols.alloc_mem, req.memory))
-        if req.ephemeral_storage > 0:
-            checks.append(("Insufficient ephemeral-storage", cols.free_eph.copy(), cols.alloc_eph,
-                           req.ephemeral_storage))
-        for name, q in req.scalar.items():
-            if q == 0:
-                continue
-            if is_extended(name) and (name in self.ignored_resources or (
-                    self.ignored_resource_groups and name.split("/", 1)[0] in self.ignored_resource_groups)):
-                continue
-            have, in_use = cols.scalar(name)
-            checks.append((f"Insufficient {name}", have - in_use, have, q))
+            (REASON_TOO_MANY_PODS, cols.free_pods >= 1, None, 1)]
+        q = req.milli_cpu
+        if q > 0:
+            checks.append(("Insufficient cpu", cols.free_cpu >= q, cols.alloc_cpu, q))
+        q = req.memory
+        if q > 0:
+            checks.append(("Insufficient memory", cols.free_mem >= q, cols.alloc_mem, q))
+        q = req.ephemeral_storage
+        if q > 0:
+            checks.append(("Insufficient ephemeral-storage", cols.free_eph >= q, cols.alloc_eph, q))
+        if req.scalar:
+            for name, q in req.scalar.items():
+                if q == 0:
+                    continue
+                if is_extended(name) and (name in self.ignored_resources or (
+                        self.ignored_resource_groups and name.split("/", 1)[0] in self.ignored_resource_groups)):
+                    continue
+                have, in_use = cols.scalar(name)
+                checks.append((f"Insufficient {name}", have - in_use >= q, have, q))
         if len(checks) > 60:
             return None  # the kinds are 64-bit sets
-        ok = checks[0][1] >= 1
-        for _, free, _, q in checks[1:]:
-            ok &= free >= q
+        if len(checks) == 1:
+            ok = checks[0][1]
+        else:
+            ok = checks[0][1] & checks[1][1]
+            for check in checks[2:]:
+                ok &= check[1]
         cache: dict[int, Status] = {}
         top = 1 << len(checks)
 
@@ -208,8 +215,8 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlug
         def statuses_of(rows: np.ndarray) -> list[Status]:
             kinds = np.zeros(len(rows), dtype=np.int64)
             unresolvable = np.zeros(len(rows), dtype=bool)
-            for bit, (_, free, alloc, q) in enumerate(checks):
-                short = free[rows] < q
+            for bit, (_, room, alloc, q) in enumerate(checks):
+                short = ~room[rows]
                 kinds |= short.astype(np.int64) << bit
                 if alloc is not None:
                     unresolvable |= short & (alloc[rows] < q)

@@ -1,0 +1,62 @@
+"""The batched Filter's window (``fastfilter._window``) is the sequential loop's: from the rotating start
+index, the first ``to_find`` passing nodes, ending before the next passing node after the count (else
+after every node). It searches a short stretch first and the whole rotation only when that stretch holds
+too few passing nodes: both must give the loop's answer."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings, strategies as st
+
+from pysched.scheduler import fastfilter
+
+
+def _window(twice: np.ndarray | None, start: int, n: int, to_find: int) -> tuple[np.ndarray, int]:
+    rows, end = fastfilter._window(twice, start, n, to_find)
+    assert rows.flags.writeable  # the caller's own
+    return rows, end
+
+
+def _loop(mask: list[bool] | None, start: int, n: int, to_find: int) -> tuple[list[int], int]:
+    """The per-node loop of ``Scheduler._find_nodes_that_pass_filters``: rows kept, positions examined."""
+    rows: list[int] = []
+    for i in range(n):
+        row = (start + i) % n
+        if mask is None or mask[row]:
+            if len(rows) >= to_find:
+                return rows, i
+            rows.append(row)
+    return rows, n
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_window_is_the_loops(data: st.DataObject) -> None:
+    n = data.draw(st.integers(1, 400), label="n")
+    start = data.draw(st.integers(0, n - 1), label="start")
+    to_find = data.draw(st.integers(1, n + 2), label="to_find")
+    dense = data.draw(st.floats(0.0, 1.0), label="share passing")
+    every = data.draw(st.booleans(), label="no mask")
+    seed = data.draw(st.integers(0, 2**32 - 1), label="seed")
+    arr = None if every else np.random.default_rng(seed).random(n) < dense
+    mask = None if arr is None else arr.tolist()
+    rows, end = _window(None if arr is None else np.concatenate((arr, arr)), start, n, to_find)
+    assert (rows.tolist(), end) == _loop(mask, start, n, to_find)
+
+
+def test_short_stretch_and_whole_rotation() -> None:
+    n = 1000
+    mask = np.zeros(n, dtype=bool)
+    mask[::3] = True  # a third passes: the first stretch (2 * 11 + 64 rows) holds enough for 10
+    rows, end = _window(np.concatenate((mask, mask)), 990, n, 10)
+    assert (rows.tolist(), end) == _loop(mask.tolist(), 990, n, 10)
+    assert rows.tolist()[:4] == [990, 993, 996, 999] and rows.tolist()[4] == 0
+    mask[:] = False
+    mask[500] = mask[700] = True  # too few in the stretch: the whole rotation is searched
+    rows, end = _window(np.concatenate((mask, mask)), 990, n, 1)
+    assert (rows.tolist(), end) == ([500], 710)
+    rows, end = _window(np.concatenate((mask, mask)), 990, n, 5)
+    assert (rows.tolist(), end) == ([500, 700], n)
+    mask[:10] = True  # exactly the count in the stretch, the next passing node far beyond it
+    rows, end = _window(np.concatenate((mask, mask)), 0, n, 10)
+    assert (rows.tolist(), end) == (list(range(10)), 500)
