@@ -5,10 +5,21 @@ too few passing nodes: both must give the loop's answer."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
 import numpy as np
+import pytest
 from hypothesis import given, settings, strategies as st
 
+from pysched.framework.config import load_config
+from pysched.plugins import in_tree_registry
 from pysched.scheduler import fastfilter
+from pysched.scheduler.simulation import Simulation, SimulationOptions
+from pysched.snapshot.columns import ROWS_KEY
+from pysched.snapshot.loader import load_snapshot
+from tests.builders import load_bench
 
 
 def _window(twice: np.ndarray | None, start: int, n: int, to_find: int) -> tuple[np.ndarray, int]:
@@ -60,3 +71,29 @@ def test_short_stretch_and_whole_rotation() -> None:
     mask[:10] = True  # exactly the count in the stretch, the next passing node far beyond it
     rows, end = _window(np.concatenate((mask, mask)), 0, n, 10)
     assert (rows.tolist(), end) == (list(range(10)), 500)
+
+
+def test_feasible_nodes_are_the_window_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a generated cluster: every batched window's feasible list is its rows' nodes, in order (the list
+    is a slice of the node list when no node of the window was rejected, wrapping at the end)."""
+    path = tmp_path / "cluster.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List",
+                                "items": load_bench().generate("basic", 300, 150, 40, 1)}))
+    real = fastfilter.find_feasible
+    seen = {"windows": 0, "wrapped": 0}
+
+    def spy(fwk: Any, cluster: Any, state: Any, pod: Any, statuses: Any, start: int, to_find: int,
+            *rest: Any) -> Any:
+        out = real(fwk, cluster, state, pod, statuses, start, to_find, *rest)
+        if out is not None:
+            feasible, rows, cols = state.read(ROWS_KEY)
+            assert feasible is out
+            assert [ni.name for ni in out] == cols.names_arr[rows].tolist()
+            seen["windows"] += 1
+            seen["wrapped"] += bool(len(rows)) and int(rows[-1]) < start
+        return out
+
+    monkeypatch.setattr("pysched.scheduler.cycle.find_feasible", spy)
+    reg = in_tree_registry()
+    Simulation(load_snapshot([str(path)]), load_config(None, reg), reg, SimulationOptions()).run()
+    assert seen["windows"] > 100 and seen["wrapped"] > 10

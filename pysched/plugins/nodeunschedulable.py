@@ -49,6 +49,8 @@ class NodeUnschedulable(FilterPlugin, WhatIfPlugin):
             else:
                 ok.flags.writeable = False
             cols.masks[_UNCORDONED] = ok
+        if ok is every_row_passes(cols):  # no cordoned node: no status to share
+            return BatchVerdict(ok, _no_statuses)
         rejected = Status.unresolvable(ERR_REASON)  # shared by the rejected rows of this verdict
         return BatchVerdict(ok, lambda rows: [rejected] * len(rows))
 

@@ -184,7 +184,11 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
                 into.update(zip(cols.names_arr[rejected].tolist(), sts.tolist(), strict=True))
 
             statuses.defer(n_rejected, fill)
-        feasible: list[NodeInfo] = cols.infos_arr[rows].tolist()
+            feasible: list[NodeInfo] = cols.infos_arr[rows].tolist()
+        else:  # every node of the window passed (always so without a mask): consecutive rows, a slice
+            infos = cols.infos
+            stop = start + end
+            feasible = infos[start:stop] if stop <= n else infos[start:] + infos[:stop - n]
         state.write(ROWS_KEY, (feasible, rows, cols))
         return feasible
     if mask is None:
