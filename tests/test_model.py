@@ -9,6 +9,7 @@ from pysched.errors import QuantityError, SelectorError
 from pysched.model.labels import LabelSelector, NodeSelector
 from pysched.model.objects import Taint, Toleration, parse_pod
 from pysched.model.quantity import milli_to_value, to_milli
+from tests.builders import make_pod
 
 
 @pytest.mark.parametrize(("text", "milli"), [
@@ -146,3 +147,19 @@ def test_whole_quantities_read_as_the_exact_parser_reads_them(text: str) -> None
     quantity._cache.pop(text, None)
     exact = quantity.parse_quantity(text) * 1000
     assert to_milli(text) == -((-exact.numerator) // exact.denominator)
+
+
+def test_copy_pod_is_the_dataclass_replace_copy() -> None:
+    import dataclasses
+
+    from pysched.model.objects import copy_pod
+
+    pod = (make_pod("web").pod_req(cpu="100m").node_selector({"zone": "a"})
+           .toleration("k", operator="Exists").pod(7))
+    copied, replaced = copy_pod(pod), dataclasses.replace(pod)
+    assert copied is not pod
+    for f in dataclasses.fields(pod):
+        assert getattr(copied, f.name) is getattr(replaced, f.name) is getattr(pod, f.name), f.name
+    copied.node_name = "n1"
+    assert pod.node_name == ""
+

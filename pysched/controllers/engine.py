@@ -26,6 +26,7 @@ from pysched.model.objects import (
     PodDisruptionBudget,
     Taint,
     Workload,
+    copy_pod,
     parse_node,
     parse_pod,
     parse_workload,
@@ -1026,7 +1027,7 @@ class World:
                 p.index = seq.get(id(p), base + len(queue_order))
                 pods.append(p)
             elif not p.node_name:
-                pods.append(dataclasses.replace(p))  # the simulation binds it: a copy, the input stays as given
+                pods.append(copy_pod(p))  # the simulation binds it: a copy, the input stays as given
             else:
                 pods.append(p)
         workloads: dict[str, list[Workload]] = {}
