@@ -84,6 +84,20 @@ CASES = {
     "nonempty-flow-after-empty": ("a: {}\nb: {c: 1}\n", False),
     "deep-block": ("- " * 200000 + "x\n", False),
     "deep-mapping": ("".join(" " * i + "a:\n" for i in range(60)) + " " * 60 + "b: 1\n", False),
+    # the checks read the distinct lines and their words: each refusal also after other lines
+    "reserved-at": ("a: 1\nb: @x\n", False),
+    "reserved-backquote": ("a: 1\nb: `x\n", False),
+    "anchor-in-sequence": ("a: 1\nb:\n- &x 1\n", False),
+    "complex-key-later": ("a: 1\n? b\n: 2\n", False),
+    "doc-end-later": ("a: 1\n...\n---\nb: 2\n", False),
+    "directive-later": ("a: 1\n---\n%TAG ! x\n---\nb: 2\n", False),
+    "flow-with-space": ("a: 1\nb: [ ]\n", False),
+    "flow-in-sequence": ("a:\n- {b: 1}\n", False),
+    "empty-flows": ("a: []\nb:\n- {}\n", True),
+    "empty-flow-document": ("[]\n", False),
+    "control-in-repeated-lines": ("a: 1\n" + "b: c\x0cd\n" * 3, False),
+    "deep-sequence-line": ("a: 1\n" + "- " * 30 + "x\n", False),
+    "indicator-inside-word": ("a: b@c\nd: e&f\ng: h[i]\n", True),
 }
 
 

@@ -54,6 +54,7 @@ _WIDE_BAD = (*(chr(c) for c in range(0x80, 0xA0)), "\u2028", "\u2029", "\ufffe",
 # (dates, UUIDs), a letter no number is written with (quantities such as 100m, 1Gi).
 _STRING = re.compile(r"[^:]*\.[^:]*\.|.+?(?<![eE])[-+]|.*[ghj-mp-wyzGHJ-MP-WYZ]")
 _KEYWORDS = re.compile(r"(?i:yes|no|on|off|y|n|true|false|null):?")
+_KEYWORD_FIRST = frozenset("yYnNoOtTfF")
 _Word = tuple[bool, object, object]  # (read alike, yaml_rs's value, PyYAML's value)
 _words: dict[str, _Word] = {}  # cache across files (cleared when large)
 
@@ -79,9 +80,17 @@ def read_block_yaml(text: str, *, force: bool = False) -> list[tuple[object, int
     if it holds any; every separator starts one (an empty one reads as None)."""
     if yaml_rs is None or (len(text) < MIN_CHARS and not force):
         return None
-    if _unsafe(text):
+    if text.startswith(("...", "%", "[", "{")):
+        return None  # (a flow collection, even an empty one, as the whole document)
+    # every check below reads the distinct lines only, each after a newline: a dump repeats most of its
+    # lines (an 18 MB one has 62,000 distinct lines, 2.2 MB), and every check is about what one line holds
+    lines = "\n" + "\n".join(set(text.split("\n")))
+    if _unsafe(lines):
         return None
-    fixes = _fixes(text)
+    words = set(lines.split() if text.isascii() else lines.replace("\n", " ").split(" "))
+    if _unsafe_words(words):
+        return None
+    fixes = _fixes(words)
     if fixes is None:
         return None
     separators = document_separators(text)
@@ -107,46 +116,46 @@ def read_block_yaml(text: str, *, force: bool = False) -> list[tuple[object, int
     return docs
 
 
-def _unsafe(text: str) -> bool:
-    # Every test is a C-speed substring search; the two-character ones only run when their rarer first
-    # character occurs at all (an 18 MB dump takes ~20 ms per two-character search, 1 ms per character).
-    if any(c in text for c in _CONTROL) or (not text.isascii() and any(c in text for c in _WIDE_BAD)):
-        return True  # PyYAML refuses (or folds) these; yaml_rs would take them as they are
-    if "\n..." in text or text.startswith(("...", "%")) or "\n%" in text:
-        return True
-    for ch in "!&*@`%":  # tags, anchors, aliases, reserved indicators at the start of a word
-        if text.startswith(ch) or (ch in text and (f" {ch}" in text or f"\n{ch}" in text)):
-            return True
-    if text.startswith("? ") or ("?" in text and any(q in text for q in (" ? ", " ?\n", "\n? ", "\n?\n"))):
-        return True  # complex keys
-    for opener, empty in (("[", "[]"), ("{", "{}")):  # flow collections other than empty ones
-        if text.startswith(opener):
-            return True
-        if opener in text and text.count(opener) != text.count(" " + empty):  # else: all are " []" / " {}"
-            for lead in (" ", "\n"):
-                if text.count(lead + opener) != text.count(lead + empty):
-                    return True
-    return _DEEP.search(text) is not None or _DEEP.match("\n" + text[:MAX_PREFIX]) is not None
-
-
-def _candidates(text: str) -> set[str]:
-    """The plain words that may not be strings: the distinct words between spaces and newlines (a C-speed
-    split) that begin as a number, ``=``, ``<<`` or ``~`` may, or that are a boolean or null keyword
-    (with a colon: a key). ``_unsafe`` has refused every other whitespace of ASCII texts; in others
+def _unsafe(lines: str) -> bool:
+    """What the distinct lines (each after a newline) show outside their words (``_unsafe_words``
+    judges those): characters PyYAML refuses or folds, document ends, directives, deep nesting. The words
+    are split at spaces and newlines: this refuses every other whitespace of ASCII texts; in others
     ``str.split()`` would also split at no-break and other Unicode spaces, which YAML does not."""
-    words = set(text.split() if text.isascii() else text.replace("\n", " ").split(" "))
-    first, keyword = _FIRST, _KEYWORDS.fullmatch
-    return {w for w in words if w and (w[0] in first or keyword(w))}
+    if any(c in lines for c in _CONTROL) or (not lines.isascii() and any(c in lines for c in _WIDE_BAD)):
+        return True  # PyYAML refuses (or folds) these; yaml_rs would take them as they are
+    return "\n..." in lines or "\n%" in lines or _DEEP.search(lines) is not None
 
 
-def _fixes(text: str) -> dict[tuple[type, object], str] | None:
+_INDICATORS = frozenset("!&*@`%")  # tags, anchors, aliases, reserved indicators at the start of a word
+
+
+def _unsafe_words(words: set[str]) -> bool:
+    """A word that begins with a tag, anchor, alias or reserved indicator; a complex key's ``?``; a flow
+    collection other than the empty ``[]`` and ``{}`` (kubectl and PyYAML's block dumper write no
+    others). Judged on the distinct words, instead of searching the text once per pattern."""
+    firsts = {w[:1] for w in words}
+    if not firsts.isdisjoint(_INDICATORS) or "?" in words:
+        return True
+    if "[" in firsts or "{" in firsts:
+        return any(w.startswith(("[", "{")) and not w.startswith(("[]", "{}")) for w in words)
+    return False
+
+
+def _candidates(words: set[str]) -> set[str]:
+    """The words that may not be strings: those that begin as a number, ``=``, ``<<`` or ``~`` may, or
+    that are a boolean or null keyword (with a colon: a key; at most six characters)."""
+    first, keyword, kw_first = _FIRST, _KEYWORDS.fullmatch, _KEYWORD_FIRST
+    return {w for w in words if w and (w[0] in first or (w[0] in kw_first and len(w) <= 6 and keyword(w)))}
+
+
+def _fixes(words: set[str]) -> dict[tuple[type, object], str] | None:
     """yaml_rs's value -> PyYAML's string, for plain words PyYAML reads as strings and yaml_rs as
     numbers (``747242e187``, a pod-template-hash); None when some word cannot be repaired that way."""
     if len(_words) > 100_000:
         _words.clear()
     fixes: dict[tuple[type, object], str] = {}
     kept: set[tuple[type, object]] = set()
-    for word in _candidates(text):
+    for word in _candidates(words):
         hit = _words.get(word)
         if hit is None:
             hit = _words[word] = _judge(word)
