@@ -23,7 +23,15 @@ from pysched.model.labels import (
     validate_node_selector_term,
 )
 from pysched.model.quantity import to_milli
-from pysched.model.resources import NON_ZERO_DEFAULTS, add_lists, is_pod_level_supported, max_lists
+from pysched.model.resources import (
+    CPU,
+    MEMORY,
+    NON_ZERO_DEFAULTS,
+    Resource,
+    add_lists,
+    is_pod_level_supported,
+    max_lists,
+)
 from pysched.model.timeutil import parse_time
 
 # ``isinstance(v, Mapping)`` goes through the ABC machinery (~0.4 us); parsed YAML and JSON are plain
@@ -129,6 +137,10 @@ def _time(raw: Mapping, key: str, path: str) -> str | None:
     return v
 
 
+def _known_labels(v: Any) -> dict[str, str]:
+    return {} if v is None else v
+
+
 def _labels(raw: Mapping, key: str, path: str, validate: bool = False) -> dict[str, str]:
     """A map of label values (strings; YAML turns ``app: 1`` or ``on: true`` into other types).
 
@@ -202,7 +214,10 @@ class ObjectMeta:
     deletion_timestamp: str | None
 
     @classmethod
-    def parse(cls, raw: object, path: str = "metadata", namespaced: bool = True) -> ObjectMeta:
+    def parse(cls, raw: object, path: str = "metadata", namespaced: bool = True,
+              labels_valid: bool = False) -> ObjectMeta:
+        """``labels_valid``: the caller knows ``labels`` is absent or a mapping of valid label keys to
+        string values (the schema check found the object clean), so they are not checked again."""
         if not isinstance(raw, _MAP):
             raise FieldError(path, f"expected an object, got {_show(raw)}")
         name = raw.get("name")
@@ -213,10 +228,11 @@ class ObjectMeta:
             name=name,
             namespace=ns if namespaced else "",
             uid=_str(raw, "uid", path) or "",
-            labels=_labels(raw, "labels", path),
+            labels=_labels(raw, "labels", path) if not labels_valid else _known_labels(raw.get("labels")),
             annotations=_map(raw, "annotations", path),
             creation=_time(raw, "creationTimestamp", path) or "",
-            owner_refs=[o for o in _list(raw, "ownerReferences", path) if isinstance(o, dict)],
+            owner_refs=[o for o in _list(raw, "ownerReferences", path) if isinstance(o, dict)]
+            if raw.get("ownerReferences") is not None else [],
             deletion_timestamp=_time(raw, "deletionTimestamp", path),
         )
 
@@ -423,14 +439,18 @@ class Container:
         if not isinstance(raw, _MAP):
             raise FieldError(path, f"expected an object, got {_show(raw)}")
         res = _map(raw, "resources", path)
-        requests = parse_resource_list(res.get("requests"), f"{path}.resources.requests")
-        limits = parse_resource_list(res.get("limits"), f"{path}.resources.limits")
-        # API defaulting: a limit without a request sets the request.
-        for k, v in limits.items():
-            if k not in requests:
-                requests[k] = v
+        requests_raw, limits_raw = res.get("requests"), res.get("limits")
+        requests = {} if requests_raw is None else parse_resource_list(requests_raw, f"{path}.resources.requests")
+        if limits_raw is None:
+            limits: dict[str, int] = {}
+        else:
+            limits = parse_resource_list(limits_raw, f"{path}.resources.limits")
+            # API defaulting: a limit without a request sets the request.
+            for k, v in limits.items():
+                if k not in requests:
+                    requests[k] = v
         ports = []
-        for i, p in enumerate(_list(raw, "ports", path)):
+        for i, p in enumerate(_list(raw, "ports", path) if raw.get("ports") is not None else ()):
             pp = f"{path}.ports[{i}]"
             if not isinstance(p, _MAP):
                 raise FieldError(pp, f"expected an object, got {_show(p)}")
@@ -561,7 +581,6 @@ def _with_defaults(reqs: dict[str, int], non_missing: Mapping[str, int] | None) 
 
 def derive_pod(pod: Pod) -> None:
     """Fill the derived fields NodeInfo and the plugins read many times."""
-    from pysched.model.resources import CPU, MEMORY, Resource
     if not pod.init_containers and not pod.pod_requests:
         # Most pods: PodRequests is the containers' sum plus overhead, and the non-zero cpu and memory
         # count the defaults for containers that request none; one pass instead of two compute_requests.
@@ -607,72 +626,95 @@ def host_ports_of(pod: Pod) -> list[HostPort]:
     return out
 
 
-def parse_pod(raw: Mapping, index: int = 0) -> Pod:
-    meta = ObjectMeta.parse(raw.get("metadata"), "metadata")
+def parse_pod(raw: Mapping, index: int = 0, labels_valid: bool = False) -> Pod:
+    """A Pod; ``labels_valid`` as for ``ObjectMeta.parse`` (of its metadata)."""
+    # Optional fields most pods leave out are tested for None first: their helpers would return the same
+    # empty value, after building the paths their errors would name (a third of the cost of a plain pod).
+    meta = ObjectMeta.parse(raw.get("metadata"), "metadata", labels_valid=labels_valid)
     spec = _map(raw, "spec", "")
     status = _map(raw, "status", "")
     sp = "spec"
-    containers = [Container.parse(c, f"{sp}.containers[{i}]") for i, c in enumerate(_list(spec, "containers", sp))]
-    init = [Container.parse(c, f"{sp}.initContainers[{i}]") for i, c in enumerate(_list(spec, "initContainers", sp))]
-    affinity = _map(spec, "affinity", sp)
-    na = _map(affinity, "nodeAffinity", f"{sp}.affinity")
-    nap = f"{sp}.affinity.nodeAffinity"
-    req_raw = _map(na, "requiredDuringSchedulingIgnoredDuringExecution", nap) \
-        if na.get("requiredDuringSchedulingIgnoredDuringExecution") is not None else None
-    pref_raw = na.get("preferredDuringSchedulingIgnoredDuringExecution")
-    preferred = None
-    if pref_raw is not None:
-        preferred = []
-        for i, p in enumerate(_list(na, "preferredDuringSchedulingIgnoredDuringExecution", nap)):
-            pp = f"{nap}.preferredDuringSchedulingIgnoredDuringExecution[{i}]"
-            if not isinstance(p, _MAP):
-                raise FieldError(pp, f"expected an object, got {_show(p)}")
-            preferred.append((_int(p, "weight", pp, 0) or 0, NodeSelectorTerm.parse(p.get("preference") or {})))
-    node_selector = spec.get("nodeSelector")
+    given = spec.get
+    containers = [Container.parse(c, f"spec.containers[{i}]") for i, c in enumerate(_list(spec, "containers", sp))]
+    init = [] if given("initContainers") is None else \
+        [Container.parse(c, f"spec.initContainers[{i}]") for i, c in enumerate(_list(spec, "initContainers", sp))]
+    req_raw = preferred = None
+    if given("affinity") is None:
+        affinity: dict = {}
+        pod_affinity = PodAffinity()
+    else:
+        affinity = _map(spec, "affinity", sp)
+        na = _map(affinity, "nodeAffinity", "spec.affinity")
+        nap = "spec.affinity.nodeAffinity"
+        req_raw = _map(na, "requiredDuringSchedulingIgnoredDuringExecution", nap) \
+            if na.get("requiredDuringSchedulingIgnoredDuringExecution") is not None else None
+        if na.get("preferredDuringSchedulingIgnoredDuringExecution") is not None:
+            preferred = []
+            for i, p in enumerate(_list(na, "preferredDuringSchedulingIgnoredDuringExecution", nap)):
+                pp = f"{nap}.preferredDuringSchedulingIgnoredDuringExecution[{i}]"
+                if not isinstance(p, _MAP):
+                    raise FieldError(pp, f"expected an object, got {_show(p)}")
+                preferred.append((_int(p, "weight", pp, 0) or 0, NodeSelectorTerm.parse(p.get("preference") or {})))
+        pod_affinity = None  # parsed below, where it always was (after nodeSelector, tolerations, ...)
+    node_selector = given("nodeSelector")
     if node_selector is not None:
         node_selector = _labels(spec, "nodeSelector", sp)
-    tolerations = tuple(Toleration.parse(t, f"{sp}.tolerations[{i}]") for i, t in enumerate(_list(spec, "tolerations", sp)))
-    tsc = [SpreadConstraint.parse(c, f"{sp}.topologySpreadConstraints[{i}]")
-           for i, c in enumerate(_list(spec, "topologySpreadConstraints", sp))]
+    tolerations = () if given("tolerations") is None else \
+        tuple(Toleration.parse(t, f"spec.tolerations[{i}]") for i, t in enumerate(_list(spec, "tolerations", sp)))
+    tsc = [] if given("topologySpreadConstraints") is None else \
+        [SpreadConstraint.parse(c, f"spec.topologySpreadConstraints[{i}]")
+         for i, c in enumerate(_list(spec, "topologySpreadConstraints", sp))]
     gates = []
-    for i, g in enumerate(_list(spec, "schedulingGates", sp)):
+    for i, g in enumerate(_list(spec, "schedulingGates", sp) if given("schedulingGates") is not None else ()):
         if not isinstance(g, _MAP) or not isinstance(g.get("name"), str):
-            raise FieldError(f"{sp}.schedulingGates[{i}].name", "required: a string")
+            raise FieldError(f"spec.schedulingGates[{i}].name", "required: a string")
         gates.append(g["name"])
-    pod_res = _map(spec, "resources", sp)
-    pod_requests = parse_resource_list(pod_res.get("requests"), f"{sp}.resources.requests")
-    pod_limits = parse_resource_list(pod_res.get("limits"), f"{sp}.resources.limits")
-    for k, v in pod_limits.items():
-        if k not in pod_requests and is_pod_level_supported(k):
-            pod_requests[k] = v
+    if given("resources") is None:
+        pod_requests: dict[str, int] = {}
+    else:
+        pod_res = _map(spec, "resources", sp)
+        pod_requests = parse_resource_list(pod_res.get("requests"), "spec.resources.requests")
+        pod_limits = parse_resource_list(pod_res.get("limits"), "spec.resources.limits")
+        for k, v in pod_limits.items():
+            if k not in pod_requests and is_pod_level_supported(k):
+                pod_requests[k] = v
+    node_name = _str(spec, "nodeName", sp)
+    scheduler_name = _str(spec, "schedulerName", sp) or "default-scheduler"
+    priority = _int(spec, "priority", sp, 0) or 0
+    priority_class_name = _str(spec, "priorityClassName", sp)
+    preemption_policy = _enum(spec, "preemptionPolicy", sp, ("Never", "PreemptLowerPriority")) or "PreemptLowerPriority"
+    node_affinity_required = NodeSelector.parse(req_raw) if req_raw is not None else None
+    if pod_affinity is None:
+        pod_affinity = PodAffinity.parse(affinity, "spec.affinity", meta)
+    overhead = {} if given("overhead") is None else parse_resource_list(given("overhead"), "spec.overhead")
     pod = Pod(
-        meta=meta,
-        raw=raw,  # type: ignore[arg-type]
-        node_name=_str(spec, "nodeName", sp),
-        scheduler_name=_str(spec, "schedulerName", sp) or "default-scheduler",
-        priority=_int(spec, "priority", sp, 0) or 0,
-        priority_class_name=_str(spec, "priorityClassName", sp),
-        preemption_policy=_enum(spec, "preemptionPolicy", sp, ("Never", "PreemptLowerPriority"))
-        or "PreemptLowerPriority",
-        node_selector=node_selector,
-        node_affinity_required=NodeSelector.parse(req_raw) if req_raw is not None else None,
-        node_affinity_preferred=preferred,
-        affinity=PodAffinity.parse(affinity, f"{sp}.affinity", meta),
-        tolerations=tolerations,
-        spread_constraints=tsc,
-        scheduling_gates=gates,
-        containers=containers,
-        init_containers=init,
-        overhead=parse_resource_list(spec.get("overhead"), f"{sp}.overhead"),
-        pod_requests=pod_requests,
-        host_network=_bool(spec, "hostNetwork", sp),
-        volumes=[v for v in _list(spec, "volumes", sp) if isinstance(v, dict)],
-        resource_claims=[v for v in _list(spec, "resourceClaims", sp) if isinstance(v, dict)],
-        phase=_str(status, "phase", "status"),
-        start_time=_time(status, "startTime", "status"),
-        nominated_node_name=_str(status, "nominatedNodeName", "status"),
-        conditions=[c for c in _list(status, "conditions", "status") if isinstance(c, dict)],
-        index=index,
+        meta,
+        raw,  # type: ignore[arg-type]
+        node_name,
+        scheduler_name,
+        priority,
+        priority_class_name,
+        preemption_policy,
+        node_selector,
+        node_affinity_required,
+        preferred,
+        pod_affinity,
+        tolerations,
+        tsc,
+        gates,
+        containers,
+        init,
+        overhead,
+        pod_requests,
+        _bool(spec, "hostNetwork", sp),
+        [v for v in _list(spec, "volumes", sp) if isinstance(v, dict)] if given("volumes") is not None else [],
+        [v for v in _list(spec, "resourceClaims", sp) if isinstance(v, dict)]
+        if given("resourceClaims") is not None else [],
+        _str(status, "phase", "status"),
+        _time(status, "startTime", "status"),
+        _str(status, "nominatedNodeName", "status"),
+        [c for c in _list(status, "conditions", "status") if isinstance(c, dict)],
+        index,
     )
     derive_pod(pod)
     return pod
@@ -765,8 +807,13 @@ def parse_node(raw: Mapping) -> Node:
     for i, im in enumerate(_list(status, "images", "status")):
         if not isinstance(im, _MAP):
             raise FieldError(f"status.images[{i}]", f"expected an object, got {_show(im)}")
-        names = [str(n) for n in _list(im, "names", f"status.images[{i}]")]
-        images.append(NodeImage(names, _int(im, "sizeBytes", f"status.images[{i}]", 0) or 0))
+        # a node lists dozens of images: their paths are built only for an error
+        names, size = im.get("names"), im.get("sizeBytes")
+        names = list(map(str, names)) if type(names) is list else \
+            [str(n) for n in _list(im, "names", f"status.images[{i}]")]
+        if type(size) is not int:
+            size = _int(im, "sizeBytes", f"status.images[{i}]", 0)
+        images.append(NodeImage(names, size or 0))
     return Node(meta, raw, _bool(spec, "unschedulable", "spec"), taints,  # type: ignore[arg-type]
                 parse_resource_list(alloc_raw, alloc_path), images)
 
