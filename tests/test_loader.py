@@ -136,6 +136,24 @@ def test_labels_remembered_valid_do_not_hide_a_bad_one(tmp_path: Path) -> None:
         load_snapshot([path], validate="strict")
 
 
+@pytest.mark.parametrize("mode", ["warn", "ignore"])
+@pytest.mark.parametrize("value", [1, ["a"], None, True], ids=["int", "list", "null", "bool"])
+def test_pod_labels_checked_unless_the_schema_check_found_the_pod_clean(tmp_path: Path, mode: str,
+                                                                        value: object) -> None:
+    """A clean pod's labels are not checked again by the parser; any other pod's still are, after clean
+    ones of the same window."""
+    from pysched.errors import InputError
+    clean = [{**pod(f"p{i}"), "metadata": {"name": f"p{i}", "namespace": "ns", "labels": {"app": "web"}}}
+             for i in range(3)]
+    bad = {**pod("bad"), "metadata": {"name": "bad", "namespace": "ns", "labels": {"app": "web", "tier": value}}}
+    path = write(tmp_path, "s.json", json.dumps({"apiVersion": "v1", "kind": "List", "items": [NODE, *clean, bad]}))
+    with pytest.raises(InputError, match=r"Pod ns/bad: metadata\.labels\.tier: label values must be strings"):
+        load_snapshot([path], validate=mode)
+    path = write(tmp_path, "s.json", json.dumps({"apiVersion": "v1", "kind": "List", "items": [NODE, *clean]}))
+    cluster = load_snapshot([path], validate=mode)
+    assert [p.labels for p in cluster.pods] == [{"app": "web"}] * 3
+
+
 def test_collector_frozen_after_a_large_load_releases_earlier_garbage(tmp_path: Path,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """A large load freezes what is alive (gc.freeze); the next load unfreezes and collects first, so

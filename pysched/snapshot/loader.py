@@ -496,6 +496,7 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
     seen: dict[tuple, tuple[Document, str]] = {}
     ignored: dict[str, int] = {}
     pods_raw: list[tuple[Document, dict, str]] = []
+    pods_clean: list[bool] = []  # per pod of pods_raw: the schema check found it clean (labels valid)
     latest = ""  # the latest creationTimestamp text seen (RFC 3339 UTC text sorts as time)
     # the schema check of many objects at once first: the clean ones (nearly all) are then not walked;
     # clean[position] is 1 for those
@@ -520,6 +521,7 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
                 and isinstance(meta.get("generateName"), str) and meta.get("generateName"):
             if _api_checks(problems, doc, where, obj, kind, mode, clean, position):
                 pods_raw.append((doc, obj, where))  # named below, once every given name is known
+                pods_clean.append(clean is not None and clean[position] == 1)
             continue
         if not isinstance(meta, _MAP) or not isinstance(meta.get("name"), str) or not meta.get("name"):
             fail("required: a non-empty string", "metadata.name")
@@ -551,6 +553,7 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
             continue
         if kind == "Pod":
             pods_raw.append((doc, obj, where))  # parsed below, after generated names
+            pods_clean.append(clean is not None and clean[position] == 1)
             continue
         try:
             BY_KIND[kind].add(cluster, obj)
@@ -564,9 +567,9 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
     cluster.latest_timestamp = latest
     pods_raw = _name_generated_pods(cluster, pods_raw)
     pods = []
-    for i, (doc, obj, where) in enumerate(pods_raw):
+    for i, ((doc, obj, where), labels_valid) in enumerate(zip(pods_raw, pods_clean, strict=True)):
         try:
-            pods.append(parse_pod(obj, i))
+            pods.append(parse_pod(obj, i, labels_valid))
             validate_pod(obj)
         except FieldError as e:
             problems.add(doc, where, obj, e.message, e.path)

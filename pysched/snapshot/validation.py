@@ -370,7 +370,9 @@ def _batch_clean(groups: dict[str, list[dict]], plain: bool = False) -> bool:
                     return False
                 pending.setdefault(arg, []).extend(filter(None, items))
             elif arg is not None:
-                if strs and plain and kind == _LIST and _joins(join, chain.from_iterable(present)):
+                # lists' items and maps' values (quantities, mostly strings) as the scalars above
+                if strs and plain and _joins(join, chain.from_iterable(present if kind == _LIST
+                                                                       else map(values, present))):
                     continue
                 inner = chain.from_iterable(present) if kind == _LIST else chain.from_iterable(map(values, present))
                 if not arg.issuperset(map(type, inner)):
