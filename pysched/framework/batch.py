@@ -27,6 +27,22 @@ results on both paths (``SimulationOptions(batched=False)`` never calls them).
     plugin with NormalizeScore but without it is normalized through ``normalize_values`` (lists) or
     ``normalize_score`` (NodeScore objects).
 
+``batch_constant(self, state, pod, cols) -> int | None``
+    Optional: the final (normalized, unweighted) score every node row of ``cols`` gets for this pod, when
+    it is one number known without scoring the rows; None otherwise. Only the host choice asks it
+    (``Framework.run_score_totals``): a number added to every total changes no choice, so such a plugin
+    is left out of the sum; traces and explain still score it (``run_score_arrays``).
+
+``BATCH_SCORES_IN_RANGE`` (class or instance attribute)
+    True when ``batch_score`` (then ``batch_normalize``, if any) can only give scores in
+    [MinNodeScore, MaxNodeScore]: the framework skips its range check for those arrays (never for
+    ``score_nodes``' lists).
+
+``BATCH_SCORE_SPANS`` (class attribute)
+    True when ``batch_score`` also takes a ``slice`` of rows for ``rows`` (the feasible rows lie in one
+    stretch of rows; the host choice scores the whole stretch through views and drops the rows that are
+    not feasible afterwards). Column arrays read through a slice are views: never write into them.
+
 Helpers here: ``BatchVerdict``, ``shape_verdict`` (for plugins whose verdict depends only on the node
 object and a signature of what they read from the pod: computed once per pod shape by the plugin's own
 ``filter`` and cached in the columns) and ``template_statuses`` (shared Status objects per reason set).

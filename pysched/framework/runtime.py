@@ -83,6 +83,24 @@ def plugin_filter(p: FilterPlugin, state: CycleState, pod: Pod, node: NodeInfo) 
         return plugin_fault(p.name, "Filter", pod, exc, node.name)
 
 
+class _ScoreStep:
+    """A Score plugin as ``run_score_arrays`` calls it: its optional batched methods looked up once."""
+
+    __slots__ = ("batch", "batch_normalize", "constant", "has_normalize", "in_range", "name", "plugin", "spans",
+                 "weight")
+
+    def __init__(self, p: ScorePlugin, weight: int) -> None:
+        self.plugin = p
+        self.name = p.name
+        self.weight = weight
+        self.batch = getattr(p, "batch_score", None)
+        self.has_normalize = p.HAS_NORMALIZE
+        self.batch_normalize = getattr(p, "batch_normalize", None)
+        self.constant = getattr(p, "batch_constant", None)
+        self.in_range = bool(getattr(p, "BATCH_SCORES_IN_RANGE", False))
+        self.spans = self.batch is not None and bool(getattr(p, "BATCH_SCORE_SPANS", False))
+
+
 class Framework:
     def __init__(self, profile: ProfileConfig, registry: Registry, handle: Handle) -> None:
         self.profile = profile
@@ -121,6 +139,7 @@ class Framework:
         self.score_weights: dict[str, int] = {r.name: (r.weight or 1) for r in profile.enabled("score")}
         # the largest total score a node can get (every plugin's range-checked score times its weight)
         self.max_total_score = sum(abs(self.score_weights.get(p.name, 1)) for p in self.score) * MAX_NODE_SCORE
+        self._score_steps = [_ScoreStep(p, self.score_weights.get(p.name, 1)) for p in self.score]
         self.reserve: list[ReservePlugin] = take("reserve", ReservePlugin)
         self.permit: list[PermitPlugin] = take("permit", PermitPlugin)
         self.pre_bind: list[PreBindPlugin] = take("preBind", PreBindPlugin)
@@ -368,32 +387,121 @@ class Framework:
         else ``normalize_values``, else ``normalize_score``."""
         out: dict[str, np.ndarray] = {}
         hit = feasible_rows(state, nodes)
-        for p in self.score:
-            name = p.name
-            if name in state.skip_score_plugins:
+        skip = state.skip_score_plugins
+        for step in self._score_steps:
+            if step.name in skip:
                 continue
-            arr: np.ndarray | None = None
-            batch = getattr(p, "batch_score", None) if hit is not None else None
-            try:
-                if batch is not None:
-                    arr = batch(state, pod, hit[0], hit[1])  # type: ignore[index]
-                if arr is None:
-                    values, st = p.score_nodes(state, pod, nodes)
-                    if st is not None and st.code != Code.Success:
-                        return out, Status(Code.Error, error=f'running Score plugins: plugin "{name}" '
-                                                             f'failed with: {st.message()}').with_plugin(name)
-                    arr = np.asarray(values, dtype=np.int64) if len(values) else np.zeros(0, dtype=np.int64)
-            except Exception:
-                return out, self._locate_score_fault(p, state, pod, nodes)
-            if p.HAS_NORMALIZE:
-                arr, st = self._normalize_array(p, state, pod, nodes, arr)
-                if st is not None:
-                    return out, st
-            if len(arr) and _beyond_range(arr):
-                return out, _out_of_range(name, arr.tolist())
-            weight = self.score_weights.get(name, 1)
-            out[name] = arr * weight if weight != 1 else arr
+            arr, st = self._score_array(step, state, pod, nodes, hit)
+            if arr is None:
+                return out, st
+            w = step.weight
+            out[step.name] = arr * w if w != 1 else arr
         return out, None
+
+    def run_score_totals(self, state: CycleState, pod: Pod,
+                         nodes: list[NodeInfo]) -> tuple[np.ndarray | None, Status | None]:
+        """What the host choice reads on the batched path: the sum of ``run_score_arrays``' weighted
+        arrays (a new array), the same errors. A plugin whose score is one known number on every row
+        (``batch_constant``) adds nothing to compare and is left out of the sum (it is still range-checked).
+        None: no plugin scored a row differently from another, every total is the same.
+
+        When the feasible rows lie in one stretch of rows without wrapping (``lo .. hi``, window order is
+        row order) and are at least half of it, plugins that take a row span (``BATCH_SCORE_SPANS``) score
+        the whole stretch through slices (views, no gathers); the rows that are not feasible are dropped
+        once at the end (normalizing plugins: before normalizing, as the plugin's range is the feasible
+        rows')."""
+        hit = feasible_rows(state, nodes)
+        skip = state.skip_score_plugins
+        span: slice | None = None
+        offsets: np.ndarray | None = None
+        if hit is not None:
+            rows = hit[1]
+            k = len(rows)
+            lo, hi = int(rows[0]), int(rows[-1]) + 1
+            if lo < hi <= lo + 2 * k:
+                span = slice(lo, hi)
+                if hi - lo != k:
+                    offsets = rows - lo
+        total: np.ndarray | None = None  # aligned with nodes
+        span_total: np.ndarray | None = None  # aligned with the span
+        for step in self._score_steps:
+            if step.name in skip:
+                continue
+            if step.constant is not None and hit is not None:
+                v = step.constant(state, pod, hit[0])
+                if v is not None:
+                    if v > MAX_NODE_SCORE or v < MIN_NODE_SCORE:
+                        return None, _out_of_range(step.name, [v])
+                    continue
+            w = step.weight
+            if span is not None and step.spans and step.in_range and not step.has_normalize:
+                try:
+                    arr = step.batch(state, pod, hit[0], span)  # type: ignore[index,misc]
+                except Exception:
+                    return None, self._locate_score_fault(step.plugin, state, pod, nodes)
+                if arr is not None:
+                    if span_total is None:
+                        span_total = arr * w if w != 1 else arr.copy()
+                    elif w == 1:
+                        span_total += arr
+                    else:
+                        span_total += arr * w
+                    continue
+            arr, st = self._score_array(step, state, pod, nodes, hit, span, offsets)
+            if arr is None:
+                return None, st
+            if total is None:
+                total = arr * w if w != 1 else arr.copy()
+            elif w == 1:
+                total += arr
+            else:
+                total += arr * w
+        if span_total is not None:
+            if offsets is not None:
+                span_total = span_total[offsets]
+            if total is None:
+                total = span_total
+            else:
+                total += span_total
+        return total, None
+
+    def _score_array(self, step: _ScoreStep, state: CycleState, pod: Pod, nodes: list[NodeInfo],
+                     hit: tuple[Any, np.ndarray] | None, span: slice | None = None,
+                     offsets: np.ndarray | None = None) -> tuple[np.ndarray | None, Status | None]:
+        """One plugin's normalized, range-checked (unweighted) scores of ``nodes`` on the batched path, or
+        None and the error; ``span``, ``offsets``: the feasible rows as a stretch of rows and their places
+        in it (None: all of it)."""
+        p = step.plugin
+        arr: np.ndarray | None = None
+        try:
+            if step.batch is not None and hit is not None:
+                if span is not None and step.spans:
+                    arr = step.batch(state, pod, hit[0], span)
+                    if arr is not None and offsets is not None:
+                        arr = arr[offsets]
+                if arr is None:
+                    arr = step.batch(state, pod, hit[0], hit[1])
+            if arr is None:
+                values, st = p.score_nodes(state, pod, nodes)
+                if st is not None and st.code != Code.Success:
+                    return None, Status(Code.Error, error=f'running Score plugins: plugin "{step.name}" '
+                                                          f'failed with: {st.message()}').with_plugin(step.name)
+                arr = np.asarray(values, dtype=np.int64) if len(values) else np.zeros(0, dtype=np.int64)
+                batched = False
+            else:
+                batched = True
+        except Exception:
+            return None, self._locate_score_fault(p, state, pod, nodes)
+        if step.has_normalize:
+            if step.batch_normalize is None:
+                batched = False
+            arr, st = self._normalize_array(p, state, pod, nodes, arr)
+            if st is not None:
+                return None, st
+        # in_range: the plugin's batched forms give scores in range by construction (no check needed)
+        if len(arr) and not (batched and step.in_range) and _beyond_range(arr):
+            return None, _out_of_range(step.name, arr.tolist())
+        return arr, None
 
     def _normalize_array(self, p: ScorePlugin, state: CycleState, pod: Pod, nodes: list[NodeInfo],
                          arr: np.ndarray) -> tuple[np.ndarray, Status | None]:

@@ -52,8 +52,12 @@ def calculate_priority(sum_scores: int, num_containers: int) -> int:
 class ImageLocality(ScorePlugin):
     NAME = NAME
 
+    BATCH_SCORES_IN_RANGE = True  # the columns are clamped to [0, MaxNodeScore]
+    BATCH_SCORE_SPANS = True  # batch_score takes a slice of rows (a view of the cached column)
+
     def __init__(self, handle: Handle | None = None) -> None:
         self.handle = handle
+        self._last: tuple[Pod, NodeColumns, int, tuple[np.ndarray, int | None] | None] | None = None
 
     def score(self, state: CycleState, pod: Pod, node: NodeInfo) -> tuple[int, Status | None]:
         # every node of the snapshot, not only the feasible ones
@@ -87,18 +91,35 @@ class ImageLocality(ScorePlugin):
         """Node images never change during a simulation: the score of every node for a list of image
         names is one column (per image name its scaled score, summed over the pod's containers and
         clamped as arrays), built the first time a pod with that list is scored, then looked up."""
+        entry = self._entry(pod, cols)
+        return entry[0][rows] if entry is not None else None
+
+    def batch_constant(self, state: CycleState, pod: Pod, cols: NodeColumns) -> int | None:
+        """The score every node gets when the pod's column holds one value (e.g. no node has its images)."""
+        entry = self._entry(pod, cols)
+        return entry[1] if entry is not None else None
+
+    def _entry(self, pod: Pod, cols: NodeColumns) -> tuple[np.ndarray, int | None] | None:
+        """The pod's column and the one value it holds (None when it holds several); None without images
+        or nodes. The last answer is kept: the host choice asks batch_constant, then batch_score."""
         total = self.handle.snapshot.num_nodes() if self.handle is not None else 1
+        last = self._last
+        if last is not None and last[0] is pod and last[1] is cols and last[2] == total:
+            return last[3]
         # looked up by the images as written (normalizing them is the costlier step); the column itself
         # is built once per normalized list
         raw = tuple([c.image for c in pod.init_containers] + [c.image for c in pod.containers]) \
             if pod.init_containers else tuple([c.image for c in pod.containers])
-        if total == 0 or not raw:
-            return None
-        as_written = (NAME, "as written", raw, total)
-        col = cols.masks.get(as_written)
-        if col is None:
-            col = cols.masks[as_written] = self._priority_column(cols, tuple(map(normalized_image_name, raw)), total)
-        return col[rows]
+        entry: tuple[np.ndarray, int | None] | None = None
+        if total != 0 and raw:
+            as_written = (NAME, "as written", raw, total)
+            entry = cols.masks.get(as_written)  # type: ignore[assignment]
+            if entry is None:
+                col = self._priority_column(cols, tuple(map(normalized_image_name, raw)), total)
+                lo = int(col.min()) if len(col) else 0
+                entry = cols.masks[as_written] = (col, lo if len(col) and lo == int(col.max()) else None)  # type: ignore[assignment]
+        self._last = (pod, cols, total, entry)
+        return entry
 
     @staticmethod
     def _priority_column(cols: NodeColumns, names: tuple[str, ...], total: int) -> np.ndarray:

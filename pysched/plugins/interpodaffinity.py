@@ -558,6 +558,7 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
     NAME = NAME
     HAS_EXTENSIONS = True
     HAS_NORMALIZE = True
+    BATCH_SCORE_SPANS = True  # batch_score takes a slice of rows (reads the domain codes through it)
 
     def __init__(self, handle: Handle | None, args: Any = None) -> None:
         if args is None:
@@ -892,13 +893,14 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
 
         return BatchVerdict(reason == 0, statuses_of)
 
-    def batch_score(self, state: CycleState, pod: Pod, cols: NodeColumns, rows: np.ndarray) -> np.ndarray | None:
+    def batch_score(self, state: CycleState, pod: Pod, cols: NodeColumns,
+                    rows: np.ndarray | slice) -> np.ndarray | None:
         """``score`` of ``rows`` at once: each key's summed weights per domain, looked up per row."""
         s = state.read(PRE_SCORE_STATE_KEY)
         if not isinstance(s, PreScoreState):
             return None
         topo = topology_arrays(cols)
-        out = np.zeros(len(rows), dtype=np.int64)
+        out = np.zeros(rows.stop - rows.start if isinstance(rows, slice) else len(rows), dtype=np.int64)
         if s.aggregates and all(a.topo is topo for a in s.aggregates):
             for agg in s.aggregates:
                 for tk, weights in agg.weights.items():

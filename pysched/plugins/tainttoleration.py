@@ -79,6 +79,7 @@ def _constant(cols: NodeColumns, value: int) -> np.ndarray:
 class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlugin):
     NAME = NAME
     HAS_NORMALIZE = True
+    BATCH_SCORES_IN_RANGE = True  # counts are >= 0: reversed and scaled to [0, MaxNodeScore]
 
     def __init__(self) -> None:
         # id of an ``untolerated`` verdict list (kept alive here) -> (that list, its mask over the node rows,
@@ -164,6 +165,12 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlugin):
             per_list = np.array([_prefer_count(taints, prefer) for taints in lists], dtype=np.int64)
             counts = cols.masks[key] = per_list[groups]
         return counts[rows]
+
+    def batch_constant(self, state: CycleState, pod: Pod, cols: NodeColumns) -> int | None:
+        """No node has a PreferNoSchedule taint: every count is 0, every normalized score MaxNodeScore."""
+        if state.read(_STATE_KEY) is None or _has_prefer_taints(cols):
+            return None
+        return MAX_NODE_SCORE
 
     def batch_normalize(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
         zeros = scores.base

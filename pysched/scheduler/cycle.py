@@ -295,10 +295,10 @@ class Scheduler:
         if st is not None:
             return st
         if fwk.handle.batched and not self.extenders and not keep:  # the same sums and choice as arrays
-            arrays, st = fwk.run_score_arrays(state, pod, feasible)
+            summed, st = fwk.run_score_totals(state, pod, feasible)
             if st is not None:
                 return st
-            return self._select_host_batched(state, feasible, arrays, bool(fwk.score), fwk.max_total_score)
+            return self._select_from_totals(state, feasible, summed, fwk.max_total_score)
         per_plugin, st = fwk.run_score(state, pod, feasible)
         if st is not None:
             return st
@@ -330,13 +330,19 @@ class Scheduler:
         """The host ``_select_host`` picks, from the weighted score arrays: the highest total, ties to the
         smallest name (or at random). ``most``: an upper bound of any total (every plugin's weight times
         MaxNodeScore), 0 when unknown."""
-        hit = feasible_rows(state, feasible)
         totals: np.ndarray | None = None
         if scored and arrays:
             vals = iter(arrays.values())
             totals = next(vals).copy()
             for a in vals:
                 totals += a
+        return self._select_from_totals(state, feasible, totals, most)
+
+    def _select_from_totals(self, state: CycleState, feasible: list[NodeInfo], totals: np.ndarray | None,
+                            most: int = 0) -> str:
+        """``_select_host_batched`` from the summed totals (a new array, changed here); None: every node
+        has the same total."""
+        hit = feasible_rows(state, feasible)
         if hit is not None and self.options.tie_break == "name":
             # One argmax over total * n + (n - 1 - name rank): the highest total, then the smallest name.
             # Totals are in [0, most] (each array was range-checked before weighting), so nothing overflows.

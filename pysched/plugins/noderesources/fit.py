@@ -145,6 +145,7 @@ def build_scorer(strategy: Any) -> ResourceAllocationScorer:
 
 class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlugin):
     NAME = NAME
+    BATCH_SCORE_SPANS = True  # batch_score takes a slice of rows (score_rows reads through it, never writes)
 
     def __init__(self, args: Any = None) -> None:
         if args is None:
@@ -152,6 +153,9 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlug
         self.ignored_resources = frozenset(args.ignored_resources or ())
         self.ignored_resource_groups = frozenset(args.ignored_resource_groups or ())
         self.scorer = build_scorer(args.scoring_strategy)
+        # batch_score's arrays (LeastAllocated's weighted mean of per-resource scores in [0, MaxNodeScore],
+        # or the balanced score) stay in range when every weight is positive
+        self.BATCH_SCORES_IN_RANGE = all(w > 0 for w in self.scorer.weights)
 
     # PreFilter never skips: its state is needed by Filter.
     def pre_filter(self, state: CycleState, pod: Pod,

@@ -144,15 +144,18 @@ class ResourceAllocationScorer:
             plan.append((i, _KIND.get(name, 3), name, pr))
         return plan
 
-    def score_rows(self, cols: NodeColumns, rows: np.ndarray, pod_requests: Sequence[int]) -> np.ndarray | None:
+    def score_rows(self, cols: NodeColumns, rows: np.ndarray | slice, pod_requests: Sequence[int]) -> np.ndarray | None:
         """``score`` of the nodes at ``rows`` of the columns as one int64 array, for the default
-        configurations (cpu and memory; LeastAllocated or balanced); None otherwise."""
+        configurations (cpu and memory; LeastAllocated or balanced); None otherwise. ``rows`` may be a
+        slice (then the columns are read through views: nothing here writes into what it read)."""
         steps = self._steps
         if steps is not None and self._usable(cols):
             if self.name == "LeastAllocated":
                 return self._least_allocated_rows(cols, rows, pod_requests, steps)
             if self.scorer is balanced_scorer and len(steps) == 2:
                 return self._balanced_rows(cols, rows, pod_requests, steps)
+        if isinstance(rows, slice):
+            return None  # the general forms below take row numbers
         plan = self._plan(pod_requests)
         if not plan or not all(kind < 2 for _, kind, _, _ in plan):
             return None
@@ -261,7 +264,7 @@ class ResourceAllocationScorer:
         self._checked = cols
         return True
 
-    def _least_allocated_rows(self, cols: NodeColumns, rows: np.ndarray, pod_requests: Sequence[int],
+    def _least_allocated_rows(self, cols: NodeColumns, rows: np.ndarray | slice, pod_requests: Sequence[int],
                               steps: tuple[tuple[int, int, int], ...]) -> np.ndarray:
         """``_least_allocated_columns`` when ``_usable``: the same integer steps."""
         total: np.ndarray | None = None
@@ -289,7 +292,7 @@ class ResourceAllocationScorer:
             total //= weight_sum  # total >= 0, weight_sum > 0
         return total
 
-    def _balanced_rows(self, cols: NodeColumns, rows: np.ndarray, pod_requests: Sequence[int],
+    def _balanced_rows(self, cols: NodeColumns, rows: np.ndarray | slice, pod_requests: Sequence[int],
                        steps: tuple[tuple[int, int, int], ...]) -> np.ndarray:
         """``_balanced_columns`` when ``_usable``: the same float steps."""
         (i0, k0, _), (i1, k1, _) = steps
@@ -302,13 +305,12 @@ class ResourceAllocationScorer:
         return f0.astype(np.int64)
 
     @staticmethod
-    def _fraction(cols: NodeColumns, rows: np.ndarray, kind: int, pr: int) -> np.ndarray:
+    def _fraction(cols: NodeColumns, rows: np.ndarray | slice, kind: int, pr: int) -> np.ndarray:
         if kind == 0:
             a, r = cols.alloc_cpu[rows], cols.req_cpu[rows]
         else:
             a, r = cols.alloc_mem[rows], cols.req_mem[rows]
-        r += pr
-        f = np.true_divide(r, a)  # each operand as float64, as float(r) / float(a)
+        f = np.true_divide(r + pr, a)  # each operand as float64, as float(r) / float(a); r may be a view
         np.minimum(f, 1.0, out=f)
         return f
 
