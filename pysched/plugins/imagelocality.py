@@ -96,6 +96,8 @@ class ImageLocality(ScorePlugin):
 
     def batch_constant(self, state: CycleState, pod: Pod, cols: NodeColumns) -> int | None:
         """The score every node gets when the pod's column holds one value (e.g. no node has its images)."""
+        if _no_images(cols):
+            return 0  # every sum is 0, below the threshold: priority 0 (whatever the pod's containers)
         entry = self._entry(pod, cols)
         return entry[1] if entry is not None else None
 
@@ -148,6 +150,17 @@ class ImageLocality(ScorePlugin):
                         s += scaled_image_score(st, total)
             out.append(calculate_priority(s, count))
         return out
+
+
+_NO_IMAGES = (NAME, "no node has images")
+
+
+def _no_images(cols: NodeColumns) -> bool:
+    """No node of ``cols`` lists an image (node images never change within one columns object)."""
+    hit = cols.masks.get(_NO_IMAGES)
+    if hit is None:
+        hit = cols.masks[_NO_IMAGES] = np.array([not any(ni.image_states for ni in cols.infos)])
+    return bool(hit[0])
 
 
 def _image_column(cols: NodeColumns, name: str, total: int) -> np.ndarray:

@@ -471,7 +471,7 @@ class _DomainSums:
 
     def present(self) -> bool:
         if self._present is None:
-            self._present = any(bool((pa > 0).any()) for pa in self.presence.values())
+            self._present = any(int(pa.max()) > 0 for pa in self.presence.values())  # one reduction per key
         return self._present
 
 
