@@ -440,22 +440,12 @@ class Framework:
                 except Exception:
                     return None, self._locate_score_fault(step.plugin, state, pod, nodes)
                 if arr is not None:
-                    if span_total is None:
-                        span_total = arr * w if w != 1 else arr.copy()
-                    elif w == 1:
-                        span_total += arr
-                    else:
-                        span_total += arr * w
+                    span_total = _add_weighted(span_total, arr, w)
                     continue
             arr, st = self._score_array(step, state, pod, nodes, hit, span, offsets)
             if arr is None:
                 return None, st
-            if total is None:
-                total = arr * w if w != 1 else arr.copy()
-            elif w == 1:
-                total += arr
-            else:
-                total += arr * w
+            total = _add_weighted(total, arr, w)
         if span_total is not None:
             if offsets is not None:
                 span_total = span_total[offsets]
@@ -578,3 +568,15 @@ class Framework:
                 p.post_bind(state, pod, node)
             except Exception:
                 pass
+
+
+def _add_weighted(total: np.ndarray | None, scores: np.ndarray, weight: int) -> np.ndarray:
+    """``total + weight * scores`` in place (a new array for the first plugin: the plugin's own array may
+    be shared, e.g. a cached constant column)."""
+    if total is None:
+        return scores * weight if weight != 1 else scores.copy()
+    if weight == 1:
+        total += scores
+    else:
+        total += scores * weight
+    return total
