@@ -213,12 +213,9 @@ class Scheduler:
         return self._handle_failure(fwk, state, pod, statuses, prefilter_msg, tr)
 
     def _evaluate_nominated(self, fwk: Framework, state: CycleState, pod: Pod, statuses: NodeToStatus,
-                            tr: CycleTrace, name: str | None = None) -> list[NodeInfo]:
-        """A pod nominated earlier goes straight to its node when that node passes every filter.
-        ``name``: the pod's nominated node name when the caller has it."""
-        if name is None:
-            name = self.state.nominated_node_name(pod)
-        ni = self.state.get(name) if name else None
+                            tr: CycleTrace, name: str) -> list[NodeInfo]:
+        """A pod nominated earlier goes straight to its node (``name``) when that node passes every filter."""
+        ni = self.state.get(name)
         if ni is None:
             return []
         st = fwk.run_filter_with_nominated(state, pod, ni)
