@@ -438,19 +438,19 @@ class _ExistingTerms:
 class _DomainSums:
     """Summed weights per topology key over its domain codes (``weights``; the last slot, nodes without
     the key, stays 0) with how many (pod, term) matches made each entry (``presence``: upstream's map has
-    an entry while one does, even when the weights cancel out)."""
+    an entry while one does, even when the weights cancel out). ``matches``: the sum of every presence
+    entry (entries never go below 0, so some entry is set exactly when it is positive)."""
 
-    __slots__ = ("_present", "presence", "topo", "weights")
+    __slots__ = ("matches", "presence", "topo", "weights")
 
     def __init__(self, topo: TopologyArrays) -> None:
         self.topo = topo
         self.weights: dict[str, np.ndarray] = {}
         self.presence: dict[str, np.ndarray] = {}
-        self._present: bool | None = None  # present()'s answer until the arrays are handed out for a write
+        self.matches = 0
 
     def _arrays(self, tk: str) -> tuple[np.ndarray, np.ndarray]:
-        """The arrays of ``tk``, for the caller to write into."""
-        self._present = None
+        """The arrays of ``tk``, for the caller to write into (and to add what it adds to ``matches``)."""
         w = self.weights.get(tk)
         if w is None:
             size = self.topo.domains(tk).size + 1
@@ -470,9 +470,7 @@ class _DomainSums:
         return out
 
     def present(self) -> bool:
-        if self._present is None:
-            self._present = any(int(pa.max()) > 0 for pa in self.presence.values())  # one reduction per key
-        return self._present
+        return self.matches > 0
 
 
 class _IncomingSums(_DomainSums):
@@ -481,18 +479,21 @@ class _IncomingSums(_DomainSums):
 
     __slots__ = ("pos", "terms")
 
-    def __init__(self, topo: TopologyArrays, terms: list[tuple[AffinityTerm, int]], events_at: int) -> None:
+    def __init__(self, topo: TopologyArrays, terms: list[tuple[AffinityTerm, int]], cluster: Any,
+                 events_at: int) -> None:
         super().__init__(topo)
         self.terms = terms
-        self.pos = events_at
+        self.pos = events_at  # ``pod_events`` is up to date with ``cluster`` at ``events_at``
         infos = topo.cols.infos
         for t, w in terms:  # term by term (sums: the order does not matter), only pods with a required label
             hint = label_hint(t.selector)
-            hk, hv = hint if hint is not None else (None, None)
+            if hint is not None:
+                for row, p, d in topo.labelled_pods(cluster, hint):
+                    self._add_term(t, w, row, p, d)
+                continue
             for row, ni in enumerate(infos):
                 for p in ni.pods:
-                    if hk is None or p.meta.labels.get(hk) == hv:
-                        self._add_term(t, w, row, p, 1)
+                    self._add_term(t, w, row, p, 1)
 
     def _add_term(self, t: AffinityTerm, w: int, row: int, p: Pod, d: int) -> None:
         if term_matches(t, p, None):
@@ -501,6 +502,7 @@ class _IncomingSums(_DomainSums):
                 wa, pa = self._arrays(t.topology_key)
                 wa[code] += w * d
                 pa[code] += d
+                self.matches += d
 
     def update(self, cluster: Any) -> None:
         """Replay the pods that moved since the last use, term by term (sums: the order does not matter),
@@ -538,6 +540,7 @@ class _MatchedSums(_DomainSums):
                 sums = terms.sums[i]
                 wa[:-1] += w * sums
                 pa[:-1] += sums
+                self.matches += int(sums.sum())
 
     def update(self, terms: _ExistingTerms, pod: Pod, ns_labels: Mapping[str, str]) -> None:
         self._extend(terms, pod, ns_labels, False)
@@ -551,6 +554,7 @@ class _MatchedSums(_DomainSums):
                     wa, pa = self._arrays(tk)
                     wa[code] += w * dc
                     pa[code] += dc
+                    self.matches += dc
             self.pos = len(deltas)
 
 
@@ -559,6 +563,9 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
     HAS_EXTENSIONS = True
     HAS_NORMALIZE = True
     BATCH_SCORE_SPANS = True  # batch_score takes a slice of rows (reads the domain codes through it)
+    # batch_normalize maps the feasible rows' scores onto 0..MAX_NODE_SCORE; it leaves them as they are only
+    # when no map entry is present, where every sum (hence every score) is 0
+    BATCH_SCORES_IN_RANGE = True
 
     def __init__(self, handle: Handle | None, args: Any = None) -> None:
         if args is None:
@@ -935,7 +942,8 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         diff = int(arr.max()) - lo
         if diff <= 0:
             return np.zeros(len(arr), dtype=np.int64)
-        f = float(MAX_NODE_SCORE) * ((arr - lo).astype(np.float64) / float(diff))
+        f = (arr - lo) / float(diff)  # float64, as upstream's float64(score-min)/float64(diff)
+        f *= float(MAX_NODE_SCORE)  # the same product as MaxNodeScore * fraction
         return f.astype(np.int64)
 
     def normalize_values(self, state: CycleState, pod: Pod, values: list[int]) -> list[int]:
@@ -1059,7 +1067,7 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             entry = None  # other node rows: start again
         if entry is None:
             terms = [(t, t.weight) for t in pref] + [(t, -t.weight) for t in pref_anti]
-            entry = self._aggregates[key] = _IncomingSums(topo, terms, len(events))
+            entry = self._aggregates[key] = _IncomingSums(topo, terms, cluster, len(events))
             if len(self._aggregates) > _MAX_AGGREGATES:
                 self._aggregates.popitem(last=False)
         else:

@@ -129,11 +129,13 @@ class _PodEvents:
     ``by_label``: per (key, value) label, the positions of the events whose pod carries it, so that a
     consumer matching a selector replays only the events of pods with a label the selector requires."""
 
-    __slots__ = ("by_label", "events", "pos", "seen")
+    __slots__ = ("_initial_by_label", "by_label", "events", "initial", "pos", "seen")
 
     def __init__(self, cluster: ClusterState, cols: NodeColumns) -> None:
         self.pos = len(cluster.change_log)
         self.seen: list[tuple[Pod, ...]] = [tuple(ni.pods) for ni in cols.infos]
+        self.initial = list(self.seen)  # the pods of every row when made (``seen`` moves on)
+        self._initial_by_label: dict[tuple[str, str], list[tuple[int, Pod, int]]] | None = None
         self.events: list[tuple[int, Pod, int]] = []
         self.by_label: dict[tuple[str, str], list[int]] = {}
 
@@ -157,6 +159,24 @@ class _PodEvents:
             return []
         events = self.events
         return [events[j] for j in at[bisect_left(at, start):]]
+
+    def with_label(self, hint: tuple[str, str]) -> list[tuple[int, Pod, int]]:
+        """The pods carrying label ``hint`` as moves from no pods at all: (row, pod, +1) for each such pod
+        the rows had when this was made, then the events since of pods with that label. Summed per row
+        they give the rows' pods with the label as of the last ``catch_up``, without visiting every row."""
+        idx = self._initial_by_label
+        if idx is None:
+            idx = {}
+            for row, pods in enumerate(self.initial):
+                for p in pods:
+                    for kv in p.meta.labels.items():
+                        lst = idx.get(kv)
+                        if lst is None:
+                            idx[kv] = [(row, p, 1)]
+                        else:
+                            lst.append((row, p, 1))
+            self._initial_by_label = idx
+        return idx.get(hint, []) + self.since(0, hint)
 
     def catch_up(self, cluster: ClusterState, cols: NodeColumns) -> None:
         log = cluster.change_log
@@ -223,6 +243,12 @@ class TopologyArrays:
         carries, see ``label_hint``) only the events of pods with that label."""
         return self._pod_events(cluster).since(start, hint)
 
+    def labelled_pods(self, cluster: ClusterState, hint: tuple[str, str]) -> list[tuple[int, Pod, int]]:
+        """The pods on the node rows that carry label ``hint``, up to date with ``change_log``, as
+        (row, pod, +1/-1) moves to sum per row (``_PodEvents.with_label``): a first count of the pods a
+        selector with that label can match, without visiting every row and pod."""
+        return self._pod_events(cluster).with_label(hint)
+
     def match_counts(self, cluster: ClusterState, selector: LabelSelector, namespace: str,
                      sel_key: Hashable) -> np.ndarray:
         """Per node row, the pods of ``namespace`` on it that ``selector`` matches (not terminating)."""
@@ -238,14 +264,13 @@ class TopologyArrays:
                         if ni.pods:
                             arr[i] = count_matching(ni.pods, selector, namespace)
                 else:  # count_matching's rule asked only of the pods with a label the selector requires
-                    hk, hv = hint
-                    for i, ni in enumerate(self.cols.infos):
-                        c = 0
-                        for p in ni.pods:
-                            if p.meta.labels.get(hk) == hv and counted(p, selector, namespace):
-                                c += 1
-                        if c:
-                            arr[i] = c
+                    per_row: dict[int, int] = {}
+                    for row, p, d in self.labelled_pods(cluster, hint):
+                        if counted(p, selector, namespace):
+                            per_row[row] = per_row.get(row, 0) + d
+                    if per_row:
+                        arr[np.fromiter(per_row, dtype=np.int64, count=len(per_row))] = \
+                            np.fromiter(per_row.values(), dtype=np.int64, count=len(per_row))
             ent = self._counts[key] = _Counts(arr, len(events))
             if len(self._counts) > _MAX_COUNTS:
                 self._counts.popitem(last=False)
@@ -273,16 +298,21 @@ class TopologyArrays:
         n = self.cols.n
         if ent is None:
             arrs: dict[Hashable, np.ndarray] = {}
-            hk, hv = hint if hint is not None else (None, None)
-            for r, ni in enumerate(self.cols.infos):
-                for p in ni.pods:
-                    if hk is not None and p.meta.labels.get(hk) != hv:
-                        continue
+            if hint is not None:
+                for r, p, d in self.labelled_pods(cluster, hint):
                     for name in classify(p):
                         a = arrs.get(name)
                         if a is None:
                             a = arrs[name] = np.zeros(n, dtype=np.int64)
-                        a[r] += 1
+                        a[r] += d
+            else:
+                for r, ni in enumerate(self.cols.infos):
+                    for p in ni.pods:
+                        for name in classify(p):
+                            a = arrs.get(name)
+                            if a is None:
+                                a = arrs[name] = np.zeros(n, dtype=np.int64)
+                            a[r] += 1
             ent = self._pod_counts[key] = _PerNode(arrs, len(events))
             if len(self._pod_counts) > _MAX_COUNTS:
                 self._pod_counts.popitem(last=False)
@@ -309,8 +339,10 @@ class TopologyArrays:
         ``GetRequiredNodeAffinity(pod).Match``, as ``helper.pod_matches_node_selector_and_affinity``).
         Each requirement reads one label, so it is evaluated once per distinct value of that label."""
         req = pod.node_affinity_required
+        # requirements are frozen values: equal ones select the same nodes (hashing them is cheaper than
+        # spelling them out)
         sig = ("required-node-affinity", tuple(sorted((pod.node_selector or {}).items())),
-               None if req is None else repr(tuple((t.expressions, t.fields, t.valid) for t in req.terms)))
+               None if req is None else tuple((t.expressions, t.fields, t.valid) for t in req.terms))
         m = self._masks.get(sig)
         if m is not None:
             self._masks.move_to_end(sig)
