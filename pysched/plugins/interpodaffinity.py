@@ -907,12 +907,19 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         if not isinstance(s, PreScoreState):
             return None
         topo = topology_arrays(cols)
-        out = np.zeros(rows.stop - rows.start if isinstance(rows, slice) else len(rows), dtype=np.int64)
         if s.aggregates and all(a.topo is topo for a in s.aggregates):
+            total: np.ndarray | None = None
             for agg in s.aggregates:
                 for tk, weights in agg.weights.items():
-                    out += weights[topo.domains(tk).ext[rows]]
-            return out
+                    got = weights[topo.domains(tk).ext[rows]]  # a new array (an index array picks)
+                    if total is None:
+                        total = got
+                    else:
+                        total += got
+            if total is None:
+                total = np.zeros(rows.stop - rows.start if isinstance(rows, slice) else len(rows), dtype=np.int64)
+            return total
+        out = np.zeros(rows.stop - rows.start if isinstance(rows, slice) else len(rows), dtype=np.int64)
         for part in s.parts:
             for tk, values in part.items():
                 d = topo.domains(tk)
@@ -938,8 +945,8 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         s = state.read(PRE_SCORE_STATE_KEY)
         if not isinstance(s, PreScoreState) or s.empty() or not len(arr):
             return arr
-        lo = int(arr.min())
-        diff = int(arr.max()) - lo
+        lo = int(arr[arr.argmin()])  # argmin/argmax: less call overhead than min/max reductions
+        diff = int(arr[arr.argmax()]) - lo
         if diff <= 0:
             return np.zeros(len(arr), dtype=np.int64)
         f = (arr - lo) / float(diff)  # float64, as upstream's float64(score-min)/float64(diff)

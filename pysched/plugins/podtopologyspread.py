@@ -53,7 +53,7 @@ from pysched.plugins.topology_arrays import (
     Domains,
     TopologyArrays,
     count_matching,
-    go_round_array,
+    go_round_nonnegative,
     topology_arrays,
 )
 from pysched.snapshot.cluster import ClusterState
@@ -410,13 +410,18 @@ class SpreadArrays:
 
     __slots__ = ("domains", "eligible", "min_count", "n_present", "present", "tp")
 
-    def __init__(self, domains: Domains, eligible: np.ndarray, tp: np.ndarray, present: np.ndarray) -> None:
+    def __init__(self, domains: Domains, eligible: np.ndarray, tp: np.ndarray, present: np.ndarray,
+                 n_present: int | None = None) -> None:
         self.domains = domains
         self.eligible = eligible  # bool per node row: counted (has every key, passes the policies)
         self.tp = tp  # int64 per domain code: matching pods (0 for domains without an eligible node)
         self.present = present  # bool per domain code: the domain is in the map (an eligible node has it)
-        self.n_present = int(present.sum())
-        self.min_count = int(tp[present].min()) if self.n_present else MAX_INT32
+        self.n_present = int(np.count_nonzero(present)) if n_present is None else n_present
+        if self.n_present:
+            kept = tp[present]
+            self.min_count = int(kept[kept.argmin()])  # argmin: less call overhead than a min reduction
+        else:
+            self.min_count = MAX_INT32
 
     def to_dict(self) -> dict[str, int]:
         """The map as the per-node path builds it: domains in order of their first eligible node."""
@@ -536,26 +541,21 @@ class PreScoreState(StateData):
     """PreScore's counts. On the batched path (``rows`` set) the per-node maps are built only when
     something reads them."""
 
-    __slots__ = ("_counts", "_ignored", "arrays", "constraints", "names", "rows", "topology_normalizing_weight")
+    __slots__ = ("_counts", "_ignored", "arrays", "constraints", "rows", "topology_normalizing_weight")
 
     def __init__(self, constraints: list[Constraint] | None = None, ignored_nodes: set[str] | None = None,
                  topology_value_to_pod_counts: list[dict[str, int]] | None = None,
                  topology_normalizing_weight: list[float] | None = None) -> None:
         self.constraints = constraints if constraints is not None else []
-        self._ignored: set[str] | None = ignored_nodes if ignored_nodes is not None else set()
+        self._ignored: set[str] = ignored_nodes if ignored_nodes is not None else set()
         self._counts: list[dict[str, int]] | None = topology_value_to_pod_counts or []
         self.topology_normalizing_weight: list[float] = topology_normalizing_weight or []
         self.rows: np.ndarray | None = None  # batched: the rows PreScore saw, their ignored flags, and
-        self.names: list[str] = []
         # per constraint (domains, counts per code with absent domains 0 or None for hostname, codes)
         self.arrays: tuple[np.ndarray, list[tuple[Domains, np.ndarray | None]]] | None = None
 
     @property
     def ignored_nodes(self) -> set[str]:
-        if self._ignored is None:
-            assert self.arrays is not None
-            ignored = self.arrays[0]
-            self._ignored = {self.names[k] for k in np.flatnonzero(ignored).tolist()}
         return self._ignored
 
     @property
@@ -790,25 +790,25 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
 
     def _pre_filter_arrays(self, pod: Pod, constraints: list[Constraint]) -> PreFilterState:
         cluster, topo = self._arrays()
-        doms = [topo.domains(c.topology_key) for c in constraints]
-        has_all = doms[0].has
-        for d in doms[1:]:
-            has_all = has_all & d.has
+        keys = tuple(c.topology_key for c in constraints)
         elig = _Eligibility(pod, constraints)
         arrays = []
-        for c, d in zip(constraints, doms, strict=True):
-            m = has_all
+        for c in constraints:
+            d = topo.domains(c.topology_key)
             extra = self._eligible_masks(topo, pod, elig, c)
-            if extra is not None:
-                m = m & extra
-            codes = d.codes[m]
-            present = np.bincount(codes, minlength=d.size) > 0
+            if extra is None:  # the nodes with every key: the same rows on every cycle
+                m, codes, present, n_present = topo.spread_rows(keys, c.topology_key)
+            else:
+                m = topo.spread_rows(keys, c.topology_key)[0] & extra
+                codes = d.codes[m]
+                present = np.bincount(codes, minlength=d.size) > 0
+                n_present = None
             if c.selector.empty or c.selector.nothing:
                 tp = np.zeros(d.size, dtype=np.int64)
             else:
                 cnt = topo.match_counts(cluster, c.selector, pod.namespace, selector_key(c.selector))
                 tp = np.bincount(codes, weights=cnt[m], minlength=d.size).astype(np.int64)
-            arrays.append(SpreadArrays(d, m, tp, present))
+            arrays.append(SpreadArrays(d, m, tp, present, n_present))
         return PreFilterState(constraints, None, None, arrays)
 
     def batch_filter(self, state: CycleState, pod: Pod, cols: NodeColumns) -> BatchVerdict | None:
@@ -857,7 +857,7 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
                 has_all = has_all & d.has
         ignored = ~has_all[rows]
         kept = rows[~ignored]
-        n_ignored = int(ignored.sum())
+        n_ignored = int(np.count_nonzero(ignored))
         elig = _Eligibility(pod, constraints)
         weights: list[float] = []
         per: list[tuple[Domains, np.ndarray | None]] = []
@@ -868,9 +868,10 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
                 continue
             codes, ncodes = d.codes_or_empty()
             present = np.bincount(codes[kept], minlength=ncodes) > 0
-            weights.append(go_log(float(int(present.sum()) + 2)))
+            n_present = int(np.count_nonzero(present))
+            weights.append(go_log(float(n_present + 2)))
             counts = np.full(ncodes, -1, dtype=np.int64)
-            if present.any():
+            if n_present:
                 m = has_all
                 extra = self._eligible_masks(topo, pod, elig, c)
                 if extra is not None:
@@ -884,9 +885,9 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
             per.append((d, counts))
         s.topology_normalizing_weight = weights
         s.rows = rows
-        s.names = [ni.name for ni in nodes]
         s.arrays = (ignored, per)
-        s._ignored = None
+        # the ignored nodes' names now (usually none), rather than every scored node's name for later
+        s._ignored = {nodes[k].name for k in np.flatnonzero(ignored).tolist()} if n_ignored else set()
         s._counts = None
         return s
 
@@ -911,7 +912,7 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
                 codes, _ = d.codes_or_empty()
                 cnt = np.maximum(counts[codes[rows]], 0)
             acc = np.where(has, acc + (cnt.astype(np.float64) * w + float(c.max_skew - 1)), acc)
-        out = go_round_array(acc)
+        out = go_round_nonnegative(acc)  # every term added is >= 0
         out[ignored] = 0
         state.write(IGNORED_KEY, ignored)
         return out
@@ -935,16 +936,18 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
         arr = np.asarray(scores, dtype=np.int64)
         if ignored is None or len(ignored) != len(arr):
             raise ValueError("PodTopologySpread: normalizing without the scored nodes' flags")
-        valid = ~ignored
-        if not valid.any():
+        n_ignored = int(np.count_nonzero(ignored))
+        if n_ignored == len(arr):
             return np.zeros(len(arr), dtype=np.int64)
-        lo = int(arr[valid].min())
-        hi = max(int(arr[valid].max()), 0)
+        valid = arr[~ignored] if n_ignored else arr
+        lo = int(valid[valid.argmin()])  # argmin/argmax: less call overhead than min/max reductions
+        hi = max(int(valid[valid.argmax()]), 0)
         if hi == 0:
             out = np.full(len(arr), MAX_NODE_SCORE, dtype=np.int64)
         else:
             out = MAX_NODE_SCORE * (hi + lo - arr) // hi
-        out[ignored] = 0
+        if n_ignored:
+            out[ignored] = 0
         return out
 
     def normalize_values(self, state: CycleState, pod: Pod, values: list[int]) -> list[int]:

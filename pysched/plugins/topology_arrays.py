@@ -217,6 +217,7 @@ class TopologyArrays:
         self._taint_groups: tuple[np.ndarray, list[tuple]] | None = None
         self._filtering: tuple[list, list[list[int]]] | None = None
         self._untolerated: OrderedDict[Hashable, tuple[np.ndarray, list[object]]] = OrderedDict()
+        self._spread: dict[tuple[tuple[str, ...], str], tuple[np.ndarray, np.ndarray, np.ndarray, int]] = {}
 
     def domains(self, key: str) -> Domains:
         d = self._domains.get(key)
@@ -328,6 +329,23 @@ class TopologyArrays:
                     a[row] += d
             ent.pos = len(events)
         return ent.arrs
+
+    def spread_rows(self, keys: tuple[str, ...], key: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """For the nodes carrying every key of ``keys`` (PodTopologySpread's eligible nodes when no policy
+        applies): that mask, their domain codes of ``key`` (one of ``keys``), which domains of ``key`` hold
+        one of them, and how many do. Nodes never change during one simulation: kept."""
+        hit = self._spread.get((keys, key))
+        if hit is None:
+            m = self.domains(keys[0]).has
+            for k in keys[1:]:
+                m = m & self.domains(k).has
+            d = self.domains(key)
+            codes = d.codes[m]
+            present = np.bincount(codes, minlength=d.size) > 0
+            if len(self._spread) >= _MAX_MASKS:
+                self._spread.clear()
+            hit = self._spread[(keys, key)] = (m, codes, present, int(np.count_nonzero(present)))
+        return hit
 
     def domain_sums(self, key: str, per_node: np.ndarray) -> np.ndarray:
         """Per domain of ``key``: the sum of ``per_node`` over the nodes in it."""
@@ -447,6 +465,13 @@ def topology_arrays(cols: NodeColumns) -> TopologyArrays:
         t = TopologyArrays(cols)
         cols._pysched_topology = t  # type: ignore[attr-defined]
     return t
+
+
+def go_round_nonnegative(x: np.ndarray) -> np.ndarray:
+    """``go_round_array`` for values >= 0 (fewer steps: no sign to restore)."""
+    f = np.floor(x)
+    f += (x - f) >= 0.5
+    return f.astype(np.int64)
 
 
 def go_round_array(x: np.ndarray) -> np.ndarray:
