@@ -311,6 +311,56 @@ def test_nodes_keep_their_own_filter_status(batched: bool, tmp_path: Path, monke
         "n4": ["Insufficient cpu"], "n5": ["Insufficient cpu"]}
 
 
+def _nominated_snapshot(tmp_path: Path) -> Path:
+    """Ten nodes of 1 CPU, each full of three low-priority pods of 300m; pending: pods of 500m and 600m of
+    one priority, so each preemption nominates a pod and later ones meet nodes with nominated pods and a
+    filler left (a 500m pod fits beside a nominated 500m one once the filler goes, a 600m pod never does)."""
+    items: list[dict] = []
+    for i in range(10):
+        n = f"n{i}"
+        items.append({"apiVersion": "v1", "kind": "Node", "metadata": {"name": n, "labels": {
+            "kubernetes.io/hostname": n}}, "status": {"allocatable": {"cpu": "1", "memory": "1Gi", "pods": "110"}}})
+        items.extend(_pod_doc(f"low-{i}-{k}", 1, "300m", {}, n) for k in range(3))
+    items.extend(_pod_doc(f"p{k}", 100, "600m" if k % 2 else "500m", {}) for k in range(14))
+    path = tmp_path / "nominated.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    return path
+
+
+@pytest.mark.parametrize("batched", [True, False], ids=["batched", "reference"])
+def test_nodes_with_nominated_pods_are_judged_with_them(batched: bool, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Filter-rejected node holding pods nominated to it (of the preemptor's priority) is judged from the
+    rejecting plugin on with those pods added to it without its victims, when no PreFilter state counts
+    pods: the same statuses, candidates and --trace JSON as the full dry run on every node."""
+    path = _nominated_snapshot(tmp_path)
+    runs = []
+    taken: Counter[str] = Counter()
+    real = dp.DefaultPreemption._judge_from
+
+    def spy(self: dp.DefaultPreemption, *args: Any) -> Any:
+        pod, node, nominated = args[1], args[2], args[9]
+        assert nominated == [p for p in self.handle.snapshot.nominated_pods_for(node.name)
+                             if p.priority >= pod.priority and p.uid != pod.uid]
+        st = real(self, *args)
+        taken[("with nominated" if nominated else "without") + (" rejected" if st is not None else " passed")] += 1
+        return st
+
+    for split in (True, False):
+        with monkeypatch.context() as m:
+            if split:
+                m.setattr(dp.DefaultPreemption, "_judge_from", spy)
+            else:
+                m.setattr(dp.DefaultPreemption, "_filter_split", lambda self, state: None)
+            result = Simulation(load_snapshot([str(path)]), CONFIG, REGISTRY,
+                                SimulationOptions(trace=True, batched=batched)).run()
+        runs.append((json.dumps(result.to_dict(), sort_keys=True), _preemption_statuses(result.cycles)))
+    assert runs[0][1] == runs[1][1]
+    assert runs[0][0] == runs[1][0]
+    assert taken["with nominated rejected"] >= 5 and taken["with nominated passed"] >= 1, taken
+    assert sum(1 for c in result.cycles if c.outcome == "Nominated") >= 10
+
+
 def _counts(state: Any) -> tuple:
     """What RemovePod can change: PodTopologySpread's maps and critical paths, InterPodAffinity's maps."""
     s, a = state.read(pts.PRE_FILTER_STATE_KEY), state.read(ipa.PRE_FILTER_STATE_KEY)

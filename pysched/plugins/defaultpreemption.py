@@ -19,6 +19,7 @@ from pysched.framework.interface import (
     PreEnqueuePlugin,
 )
 from pysched.framework.plugin_args import DefaultPreemptionArgs
+from pysched.framework.runtime import filters_with
 from pysched.framework.status import Code, Status
 from pysched.model.objects import Pod, PodDisruptionBudget
 from pysched.model.timeutil import NOW, parse_time
@@ -64,6 +65,8 @@ class FilterSplit:
     active: list[tuple[str, Any]]  # (name, filter) in Filter order
     head: int
     position: dict[str, int]  # name -> index in ``active``
+    # no PreFilter plugin with AddPod/RemovePod is active: adding or removing pods leaves the state as it is
+    fixed_state: bool = False
 
 
 @dataclass(slots=True)
@@ -296,15 +299,20 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
             # A node a Filter plugin rejected is first judged again from that plugin on; only a node that
             # may become a candidate gets the full dry run.
             fs = filter_status_of(name)
-            if fs is not None and fs.code == unschedulable and fs.plugin in position and not nominated_on(name):
-                victims = low.below.get(prio)
-                if victims is None:
-                    victims = low.below[prio] = [p for p in original.pods if p.priority < prio]
-                st = self._judge_from(state, pod, original, split, position[fs.plugin],  # type: ignore[arg-type]
-                                      fs, checks, kept, victims)
-                if st is not None:
-                    out[name] = st
-                    continue
+            if fs is not None and fs.code == unschedulable and fs.plugin in position:
+                # the pods nominated there that this pod's Filter counts: the cycle's Filter saw them, and so
+                # does the judgement, as long as adding them changes no PreFilter state
+                nominated = nominated_on(name)
+                counted = [p for p in nominated if filters_with(p, pod)] if nominated else nominated
+                if not counted or split.fixed_state:  # type: ignore[union-attr]
+                    victims = low.below.get(prio)
+                    if victims is None:
+                        victims = low.below[prio] = [p for p in original.pods if p.priority < prio]
+                    st = self._judge_from(state, pod, original, split, position[fs.plugin],  # type: ignore[arg-type]
+                                          fs, checks, kept, victims, counted)
+                    if st is not None:
+                        out[name] = st
+                        continue
             c = self._full_dry_run(state, pod, original, pdbs)
             if isinstance(c, Status):
                 out[name] = c
@@ -327,7 +335,7 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
 
     def _judge_from(self, state: CycleState, pod: Pod, node: NodeInfo, split: FilterSplit, at: int,
                     filter_status: Status, checks: list[RemovalCheck], kept: dict[int, Status],
-                    victims: list[Pod]) -> Status | None:
+                    victims: list[Pod], nominated: list[Pod]) -> Status | None:
         """The status the full dry run ends with, for a node whose Filter status came from plugin ``at``;
         None when every plugin passes without the victims (the node may be a candidate).
 
@@ -338,12 +346,17 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
         object), with the cycle's state when no victim changes it, else after RemovePod on a copy.
         A tail-rejected node that keeps its Filter status gets a copy of it, one per distinct status
         object (``kept``, by id: the cycle's statuses outlive this preemption). ``victims``: the node's pods
-        of lower priority than ``pod``, in the node's order (read only)."""
+        of lower priority than ``pod``, in the node's order (read only). ``nominated``: the pods nominated
+        to the node that the pod's Filter counts (only when ``split.fixed_state``, or none): the cycle's
+        Filter judged the node with them, and the full dry run's first Filter pass adds them to the node
+        without its victims; that pass decides (head plugins pass the second, lighter one too)."""
         fwk = self.handle.framework
         if at < split.head:
             lighter = node.clone()
             for p in victims:
                 lighter.remove_pod(p)
+            for p in nominated:
+                lighter.add_pod(p)
             st = fwk.run_filter(state, pod, lighter, split.active[at:split.head])
             if st is not None:
                 return st
@@ -384,7 +397,9 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin):
             k += 1
         if any(p.name not in NODE_OBJECT_ONLY for p in active[k:]):
             return None
-        return FilterSplit([(p.name, p.filter) for p in active], k, {p.name: i for i, p in enumerate(active)})
+        fixed = all(p.name in skip for p in fwk.pre_filter_with_extensions)
+        return FilterSplit([(p.name, p.filter) for p in active], k, {p.name: i for i, p in enumerate(active)},
+                           fixed)
 
     @staticmethod
     def _victims_change_state(checks: list[RemovalCheck], victims: list[Pod], node: NodeInfo) -> bool:
