@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from pysched.model.objects import parse_node, parse_pod
@@ -55,6 +56,30 @@ def test_clone_is_independent(base) -> None:
     for p in base:
         c.remove_pod(p)
     assert _totals(ni) == before
+
+
+def _pod(name: str, uid: str) -> object:
+    return parse_pod({"metadata": {"name": name, "namespace": "ns", "uid": uid},
+                      "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}})
+
+
+@pytest.mark.parametrize(("remove", "found", "left"), [
+    ("a", True, ["d", "b", "c"]),  # the same object; the last pod takes its place
+    ("d", True, ["a", "b", "c"]),
+    ("copy of b", True, ["a", "d", "c"]),  # another object with b's namespace/name and UID
+    ("b with another uid", False, ["a", "b", "c", "d"]),
+    ("e", False, ["a", "b", "c", "d"]),
+], ids=["first", "last", "same-key-and-uid", "other-uid", "absent"])
+def test_remove_pod_finds_the_object_else_its_key_and_uid(remove: str, found: bool, left: list[str]) -> None:
+    ni = NodeInfo(NODE)
+    pods = {n: _pod(n, f"uid-{n}") for n in "abcd"}
+    for p in pods.values():
+        ni.add_pod(p)
+    target = {"copy of b": _pod("b", "uid-b"), "b with another uid": _pod("b", "uid-x"),
+              "e": _pod("e", "uid-e")}.get(remove) or pods[remove]
+    assert ni.remove_pod(target) is found
+    assert [p.name for p in ni.pods] == left
+    assert ni.requested.milli_cpu == 1000 * len(left)
 
 
 def _node(name: str, zone: str | None) -> object:

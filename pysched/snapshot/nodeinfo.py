@@ -62,8 +62,9 @@ class NodeInfo:
         As upstream, the last pod takes the removed one's place: the order of ``pods`` is the order
         preemption considers victims in, so it follows upstream's history of adds and removes."""
         pods = self.pods
-        idx = next((i for i, p in enumerate(pods) if p is pod), None)
-        if idx is None:
+        try:
+            idx: int | None = pods.index(pod)  # pods compare by identity (eq=False): one scan in C
+        except ValueError:
             idx = next((i for i, p in enumerate(pods) if p.uid == pod.uid and p.key == pod.key), None)
         if idx is None:
             return False
