@@ -32,6 +32,15 @@ nodes examined over all cycles (the sum of each cycle's Filter window, i.e. pods
 scheduling CPU seconds (user+sys of the child) and the CPU microseconds per examined node, so linearity
 in pods x nodes examined reads as a constant last column.
 
+``--cli`` times what a user runs, end to end (interpreter start, imports, load, simulation, JSON output):
+``python -m pysched.cli.main simulate FILE -o json`` in a fresh process, for both ../shared/perf snapshots
+in every format users have and for the generated mixed clusters of 1,000 x 2,000 and 2,000 x 4,000, next
+to the issue's targets (a fraction of the real kube-scheduler's time on this machine). ``--repeat N``
+rounds: every file once per round, in the same order, and a fixed pure-Python loop first (``calib s``),
+so that the machine's speed, which drifts by a third within minutes here, shows beside the figures.
+Each row gives the best and the median wall time, the best CPU time (user+sys) and the verdict for both;
+every format of one cluster must print the same bytes (``md5``).
+
 The full table (what the issue's closing note reports) is one run of
 ``python bench/bench.py --workload all --perf --scaling --explain`` on a quiet machine: it writes every
 family at full size (15,000 nodes for DaemonSetScale; about 3 minutes, 270 MB) and then times them;
@@ -656,6 +665,89 @@ def load_bench(folder: str, repeat: int, seed: int, perf: str = PERF, linear_nod
               flush=True)
 
 
+# ================================================================================ end to end, as a user runs it
+
+# The real kube-scheduler v1.34.1 on this machine (../shared/perf/README.md and the issue) and the share of
+# it the issue sets as the target, per cluster: (seconds, share).
+REAL_SCHEDULER = {"perf/basic-5000x10000": (16.2, 0.25), "perf/mixed-5000x10000": (138.0, 0.15),
+                  "mixed-1000x2000": (4.3, 0.15), "mixed-2000x4000": (28.4, 0.15)}
+CALIBRATION = "s = 0\nfor i in range(5_000_000):\n    s += i\n"
+
+
+def calibration_s() -> float:
+    """Wall seconds of a fixed pure-Python loop in a fresh process: the machine's speed right now."""
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", CALIBRATION], check=True)
+    return time.perf_counter() - t0
+
+
+def cli_run(path: str) -> dict:
+    """``simulate FILE -o json`` in a fresh process: wall and CPU (user+sys) seconds, output digest."""
+    import hashlib
+    import resource
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "pysched.cli.main", "simulate", path, "-o", "json"],
+                          capture_output=True, check=False)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stderr.decode(errors="replace"))
+        raise SystemExit(f"pysched simulate failed on {path}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"wall_s": wall, "cpu_s": cpu, "md5": hashlib.md5(proc.stdout).hexdigest()[:8]}
+
+
+CLI_HEADER = (f"{'cluster':24} {'format':15} {'MB':>6} {'best s':>7} {'median s':>8} {'cpu s':>6} "
+              f"{'target s':>8} {'best':>4} {'median':>6} {'md5':>8}")
+
+
+def cli_bench(folder: str, rounds: int, seed: int, running: int, perf: str = PERF,
+              mixed_sizes: tuple[tuple[int, int], ...] = ((1000, 2000), (2000, 4000))) -> None:
+    """Every target of the issue end to end through the CLI, ``rounds`` times; see the module docstring."""
+    import statistics
+    clusters: list[tuple[str, dict[str, str]]] = []
+    for base in ("basic", "mixed"):
+        gz = os.path.join(perf, f"{base}-5000x10000.yaml.gz")
+        if not os.path.exists(gz):
+            print(f"perf/{base}-5000x10000: {gz} is absent, skipped", flush=True)
+            continue
+        files = write_formats(lambda gz=gz: perf_docs(gz), os.path.join(folder, f"load-{base}"))
+        clusters.append((f"perf/{base}-5000x10000", {"shared .gz": gz, **files}))
+    for nodes, pods in mixed_sizes:
+        made = files_for(os.path.join(folder, f"mixed-{nodes}x{pods}"), ["json", "yaml"],
+                         functools.partial(generate, "mixed", nodes, pods, running, seed))
+        clusters.append((f"mixed-{nodes}x{pods}", dict(made)))
+    runs: dict[tuple[str, str], list[dict]] = {}
+    calib = []
+    for k in range(rounds):
+        calib.append(calibration_s())
+        print(f"round {k + 1}/{rounds}: calib s {calib[-1]:.2f}", file=sys.stderr, flush=True)
+        for name, files in clusters:
+            for fmt, path in files.items():
+                runs.setdefault((name, fmt), []).append(cli_run(path))
+    print(f"calib s (a fixed loop, per round): {' '.join(f'{c:.2f}' for c in calib)}", flush=True)
+    print(CLI_HEADER, flush=True)
+    for name, files in clusters:
+        real, share = REAL_SCHEDULER.get(name.split("/")[-1] if name.startswith("mixed-") else name, (0.0, 0.0))
+        target = real * share
+        digests: set[str] = set()
+        for fmt, path in files.items():
+            rs = runs[(name, fmt)]
+            walls = sorted(r["wall_s"] for r in rs)
+            best, median = walls[0], statistics.median(walls)
+            digests.update(r["md5"] for r in rs)
+
+            def verdict(t: float, target: float = target) -> str:
+                return "-" if not target else "met" if t <= target else "NOT"
+
+            print(f"{name:24} {fmt:15} {os.path.getsize(path) / 1e6:6.1f} {best:7.2f} {median:8.2f} "
+                  f"{min(r['cpu_s'] for r in rs):6.2f} {target:8.2f} {verdict(best):>4} {verdict(median):>6} "
+                  f"{rs[0]['md5']:>8}", flush=True)
+        if len(digests) != 1:
+            print(f"{name}: the formats printed different output ({', '.join(sorted(digests))})", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workload", action="append", help="basic, mixed, dra, a scheduler_perf family, or all")
@@ -671,8 +763,12 @@ def main() -> None:
     ap.add_argument("--explain", action="store_true", help="also time explain of the first pending pod")
     ap.add_argument("--load", action="store_true", help="loading alone: both ../shared/perf snapshots in every "
                     "format, validation's share, linearity 1x/4x")
-    ap.add_argument("--repeat", type=int, default=1, help="--load: best CPU time of this many runs")
-    ap.add_argument("--perf-dir", default=PERF, help="--load: where the perf snapshots are")
+    ap.add_argument("--repeat", type=int, default=1, help="--load: best CPU time of this many runs; --cli: rounds")
+    ap.add_argument("--cli", action="store_true", help="end to end through the CLI (simulate FILE -o json): both "
+                    "../shared/perf snapshots in every format and mixed 1k x 2k / 2k x 4k, against the targets")
+    ap.add_argument("--cli-sizes", default="1000x2000,2000x4000", help="--cli: the generated mixed clusters, "
+                    "NODESxPODS, comma-separated")
+    ap.add_argument("--perf-dir", default=PERF, help="--load, --cli: where the perf snapshots are")
     ap.add_argument("--linear-nodes", type=int, default=1250, help="--load: nodes of the 1x linearity cluster")
     ap.add_argument("--reuse", action="store_true", help="with --keep: time the files an earlier run wrote there "
                     "(same sizes, seed and bench version) instead of writing them again")
@@ -685,7 +781,7 @@ def main() -> None:
     folder = args.keep or tempfile.mkdtemp(prefix="pysched-bench-")
     os.makedirs(folder, exist_ok=True)
     fams = families(args.scale)
-    wanted = args.workload or (["basic", "mixed"] if not (args.perf or args.scaling or args.load) else [])
+    wanted = args.workload or (["basic", "mixed"] if not (args.perf or args.scaling or args.load or args.cli) else [])
     if "all" in wanted:
         wanted = [w for w in wanted if w != "all"] + list(fams)
     formats = [f for f in args.formats.split(",") if f]
@@ -695,6 +791,11 @@ def main() -> None:
         ap.error(f"unknown workload or format: {', '.join(unknown)}")
     if args.load:
         load_bench(folder, args.repeat, args.seed, args.perf_dir, args.linear_nodes)
+        if not (wanted or args.perf or args.scaling or args.cli):
+            return
+    if args.cli:
+        sizes = tuple((int(n), int(p)) for n, p in (x.split("x") for x in args.cli_sizes.split(",") if x))
+        cli_bench(folder, args.repeat, args.seed, args.running, args.perf_dir, sizes)
         if not (wanted or args.perf or args.scaling):
             return
     if not args.write_only:

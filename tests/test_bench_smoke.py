@@ -104,3 +104,25 @@ def test_block_yaml_is_written_as_kubectl_writes_it_without_anchors(tmp_path: Pa
     for path in written:
         text = path.read_text()
         assert "matchLabels:" in text and " &" not in text and " *" not in text, path.name
+
+
+def test_cli_bench_times_simulate_end_to_end_against_the_targets(tmp_path: Path) -> None:
+    perf = tmp_path / "perf"
+    perf.mkdir()
+    proc = subprocess.run([sys.executable, str(BENCH), "--cli", "--repeat", "2", "--perf-dir", str(perf),
+                           "--cli-sizes", "60x80", "--running", "20", "--keep", str(tmp_path)],
+                          capture_output=True, text=True, check=False, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.strip().splitlines()
+    assert sum("is absent, skipped" in line for line in lines) == 2
+    calib = next(line for line in lines if line.startswith("calib s"))
+    assert len(calib.split(":")[1].split()) == 2  # one calibration per round
+    head = next(i for i, line in enumerate(lines) if line.startswith("cluster"))
+    assert lines[head].split() == ["cluster", "format", "MB", "best", "s", "median", "s", "cpu", "s", "target", "s",
+                                   "best", "median", "md5"]
+    rows = [line.split() for line in lines[head + 1:]]
+    assert [(r[0], r[1]) for r in rows] == [("mixed-60x80", "json"), ("mixed-60x80", "yaml")]
+    for r in rows:
+        assert 0 < float(r[3]) <= float(r[4])  # best <= median
+        assert r[6:9] == ["0.00", "-", "-"]  # no real-scheduler figure for this size: no verdict
+    assert rows[0][9] == rows[1][9]  # both formats print the same bytes
