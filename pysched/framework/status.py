@@ -70,4 +70,6 @@ class Status:
 
 # PreFilter's Skip, shared: ``Framework.run_pre_filter`` only reads its code (never names a plugin on it)
 PRE_FILTER_SKIP = Status(Code.Skip)
+# PreScore's Skip, shared: ``Framework.run_pre_score`` only reads its code as well
+PRE_SCORE_SKIP = Status(Code.Skip)
 

@@ -37,7 +37,7 @@ from pysched.framework.interface import (
     PreScorePlugin,
     ScorePlugin,
 )
-from pysched.framework.status import PRE_FILTER_SKIP, Code, Status
+from pysched.framework.status import PRE_FILTER_SKIP, PRE_SCORE_SKIP, Code, Status
 from pysched.framework.whatif import INTER_POD, Change, Eviction, WhatIfContext, WhatIfPlugin, selector_text
 from pysched.model.objects import AffinityTerm, Pod
 from pysched.plugins.helper import decode_plugin_args
@@ -353,8 +353,8 @@ class _ExistingTerms:
     once for every incoming pod, and each change of a count is appended to ``deltas`` for the per-pod
     sums (``_MatchedSums``) to replay."""
 
-    __slots__ = ("anti", "cluster", "codes", "deltas", "hard", "ids", "keys", "pos", "rows", "sums", "terms",
-                 "topo")
+    __slots__ = ("anti", "cluster", "codes", "deltas", "hard", "ids", "keys", "pos", "rows", "seen", "sums",
+                 "terms", "topo")
 
     def __init__(self, cluster: Any, topo: TopologyArrays, hard: int, anti: bool = False) -> None:
         self.cluster = cluster
@@ -368,6 +368,7 @@ class _ExistingTerms:
         self.sums: list[np.ndarray] = []  # per term: pods carrying it per domain code
         self.rows: dict[int, dict[int, int]] = {}  # node row -> term index -> pods carrying it there
         self.deltas: list[tuple[int, int, int]] = []  # (term index, domain code, change of its count)
+        self.seen: dict[int, tuple[Pod, ...]] = {}  # node row -> the pods with terms counted there
         self.pos = len(cluster.change_log)
         for r, ni in enumerate(topo.cols.infos):
             if ni.pods_with_required_anti_affinity if anti else ni.pods_with_affinity:
@@ -389,6 +390,10 @@ class _ExistingTerms:
         return i
 
     def _recount(self, r: int, ni: NodeInfo) -> None:
+        holders = tuple(ni.pods_with_required_anti_affinity if self.anti else ni.pods_with_affinity)
+        if self.seen.get(r, ()) == holders:  # the same pods (compared by identity first): the same counts
+            return
+        self.seen[r] = holders
         new: dict[int, int] = {}
         hard = self.hard
         if self.anti:
@@ -967,9 +972,9 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             return Status.as_error(f"failed to parse pod: {parse_error_message(aff.parse_error)}")
         if not has_constraints and self.handle is not None and self.handle.batched and not self._holders()[0]:
             # no node holds a pod with affinity terms: nothing contributes (upstream: Skip)
-            return Status(Code.Skip)
-        pref = self.resolve_terms(aff.preferred_affinity)
-        pref_anti = self.resolve_terms(aff.preferred_anti)
+            return PRE_SCORE_SKIP
+        pref = self.resolve_terms(aff.preferred_affinity) if aff.preferred_affinity else []
+        pref_anti = self.resolve_terms(aff.preferred_anti) if aff.preferred_anti else []
         ns_labels = self._ns_labels(pod.namespace)
         hard = self.hard_pod_affinity_weight
 
@@ -977,14 +982,19 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             # Two sums kept across cycles: the incoming pod's terms against the nodes' pods (shared by the
             # pods with the same terms) and the nodes' pods' terms against the incoming pod (shared by the
             # pods with the same labels and namespace); their sum is the upstream map.
-            parts: list[_DomainSums] = []
+            matched: _DomainSums
             if pref or pref_anti:
-                parts.append(self._incoming_sums(pref, pref_anti))
-            parts.append(self._matched_sums(False, pod, ns_labels))
-            pss = PreScoreState(aggregates=tuple(parts))
-            if pss.empty():
-                return Status(Code.Skip)
-            state.write(PRE_SCORE_STATE_KEY, pss)
+                incoming = self._incoming_sums(pref, pref_anti)
+                matched = self._matched_sums(False, pod, ns_labels)
+                if incoming.matches <= 0 and matched.matches <= 0:  # PreScoreState.empty()
+                    return PRE_SCORE_SKIP
+                parts: tuple[_DomainSums, ...] = (incoming, matched)
+            else:
+                matched = self._matched_sums(False, pod, ns_labels)
+                if matched.matches <= 0:
+                    return PRE_SCORE_SKIP
+                parts = (matched,)
+            state.write(PRE_SCORE_STATE_KEY, PreScoreState(aggregates=parts))
             return None
 
         # The reference path, node by node: the incoming pod's preferred terms against the node's pods,
@@ -1097,7 +1107,8 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             kept.clear()
         else:
             terms.catch_up()
-        key = (pod.namespace, frozenset(pod.labels.items()), frozenset(ns_labels.items()))
+        # the namespace's labels follow from its name in one cluster (the entries start again with another)
+        key = (pod.namespace, frozenset(pod.labels.items()))
         entry = kept.get(key)
         if entry is None:
             entry = kept[key] = _MatchedSums(terms, pod, ns_labels)

@@ -25,7 +25,7 @@ from pysched.framework.interface import (
     PreScorePlugin,
     ScorePlugin,
 )
-from pysched.framework.status import PRE_FILTER_SKIP, Code, Status
+from pysched.framework.status import PRE_FILTER_SKIP, PRE_SCORE_SKIP, Status
 from pysched.framework.whatif import NODE_AFFINITY, Change, WhatIfContext, WhatIfPlugin, requirement_text
 from pysched.model.labels import NodeSelector, NodeSelectorTerm, Requirement
 from pysched.model.objects import Pod
@@ -200,7 +200,7 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, W
         if err:
             return Status.as_error(err)
         if terms is None and self.added_pref_terms is None:
-            return Status(Code.Skip)
+            return PRE_SCORE_SKIP
         state.write(PRE_SCORE_STATE_KEY, terms)
         return None
 

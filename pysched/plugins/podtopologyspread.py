@@ -39,7 +39,7 @@ from pysched.framework.interface import (
     PreScorePlugin,
     ScorePlugin,
 )
-from pysched.framework.status import PRE_FILTER_SKIP, Code, Status
+from pysched.framework.status import PRE_FILTER_SKIP, PRE_SCORE_SKIP, Code, Status
 from pysched.framework.whatif import SPREAD, Change, Eviction, WhatIfContext, WhatIfPlugin, selector_text
 from pysched.model.labels import LabelSelector, Requirement
 from pysched.model.objects import FieldError, Pod, SpreadConstraint
@@ -1062,7 +1062,7 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
         else:
             constraints = self.build_default_constraints(pod, SCHEDULE_ANYWAY)
         if not constraints:
-            return Status(Code.Skip)
+            return PRE_SCORE_SKIP
         if self.handle is not None and self.handle.batched and all_nodes is self.handle.snapshot.node_infos:
             hit = feasible_rows(state, nodes)
             if hit is not None:
