@@ -14,7 +14,7 @@ from pysched.plugins.noderesources.resource_allocation import (
     pod_request_list,
 )
 from pysched.snapshot.columns import NodeColumns
-from tests.builders import make_pod
+from tests.builders import cluster_state, make_node, make_pod
 from tests.test_batch_protocol import build, node_spec, pod_spec
 
 
@@ -65,3 +65,68 @@ def test_pod_requests_equal_the_request_list(containers: list[dict], inits: list
         scorer = ResourceAllocationScorer(LEAST_ALLOCATED, resources, least_allocated_scorer([1] * len(resources)),
                                           use_requested=use_requested, pod_level=level)
         assert scorer.pod_requests(pod) == pod_request_list(pod, scorer.resources, use_requested, level)
+
+
+_positive_node = st.fixed_dictionaries({
+    "cpu": st.sampled_from(["100m", "1", "2", "4", "96"]), "mem": st.sampled_from(["1", "1Gi", "4Gi", "1Ti"]),
+    "load": st.lists(st.tuples(st.sampled_from(["0", "500m", "1500m", "8"]), st.sampled_from(["0", "512Mi", "3Gi", "2Ti"])),
+                     max_size=2),
+})
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(_positive_node, min_size=1, max_size=10), st.sampled_from([None, "0", "100m", "1", "3", "200"]),
+       st.sampled_from([None, "0", "256Mi", "2Gi", "3Ti", "8E"]), st.integers(1, 5), st.integers(1, 5),
+       st.booleans(), st.data())
+def test_two_row_scores_of_a_span_equal_the_per_node_scores(nodes: list[dict], cpu: str | None, mem: str | None,
+                                                            w_cpu: int, w_mem: int, mem_first: bool,
+                                                            data: st.DataObject) -> None:
+    """Every node has cpu and memory: the scorers read a slice of rows through the columns' two-row arrays
+    (``NodeColumns.small``; requests of 8E are beyond SMALL and take the one-resource-at-a-time forms)."""
+    builders, bound = [], []
+    for i, spec in enumerate(nodes):
+        builders.append(make_node(f"n{i}").alloc({"cpu": spec["cpu"], "memory": spec["mem"], "pods": "110"}))
+        for j, (c, m) in enumerate(spec["load"]):
+            bound.append(make_pod(f"b{i}-{j}").container({"cpu": c, "memory": m}).node_name(f"n{i}"))
+    cluster = cluster_state(builders, bound)
+    req = {k: v for k, v in (("cpu", cpu), ("memory", mem)) if v is not None}
+    pod = make_pod("incoming").container(req).pod(len(bound))
+    cols = NodeColumns(cluster)
+    assert cols.small
+    infos = cluster.node_infos
+    lo = data.draw(st.integers(0, len(infos) - 1))
+    hi = data.draw(st.integers(lo + 1, len(infos)))
+    resources = [("cpu", w_cpu), ("memory", w_mem)]
+    if mem_first:
+        resources.reverse()
+    weights = [w for _, w in resources]
+    least = ResourceAllocationScorer(LEAST_ALLOCATED, resources, least_allocated_scorer(weights),
+                                     use_requested=False, pod_level=False)
+    balanced = ResourceAllocationScorer("BalancedAllocation", resources, balanced_scorer,
+                                        use_requested=True, pod_level=True)
+    for scorer in (least, balanced):
+        reqs = scorer.pod_requests(pod)
+        got = scorer.score_rows(cols, slice(lo, hi), reqs)
+        assert got is not None and got.dtype == np.int64
+        want = [scorer.score(infos[i], reqs)[0] for i in range(lo, hi)]
+        assert got.tolist() == want, scorer.name
+
+
+def test_columns_with_quantities_beyond_small_score_one_resource_at_a_time() -> None:
+    """A node with 2 PiB of memory: ``small`` is off for good and the slices take the general steps."""
+    builders = [make_node("n0").alloc({"cpu": "4", "memory": "2Pi", "pods": "110"}),
+                make_node("n1").alloc({"cpu": "2", "memory": "4Gi", "pods": "110"})]
+    bound = [make_pod("b").container({"cpu": "1", "memory": "1Gi"}).node_name("n1")]
+    cluster = cluster_state(builders, bound)
+    pod = make_pod("incoming").container({"cpu": "500m", "memory": "1Gi"}).pod(1)
+    cols = NodeColumns(cluster)
+    assert not cols.small
+    least = ResourceAllocationScorer(LEAST_ALLOCATED, [("cpu", 1), ("memory", 1)], least_allocated_scorer([1, 1]),
+                                     use_requested=False, pod_level=False)
+    balanced = ResourceAllocationScorer("BalancedAllocation", [("cpu", 1), ("memory", 1)], balanced_scorer,
+                                        use_requested=True, pod_level=True)
+    for scorer in (least, balanced):
+        reqs = scorer.pod_requests(pod)
+        got = scorer.score_rows(cols, slice(0, 2), reqs)
+        assert got is not None
+        assert got.tolist() == [scorer.score(ni, reqs)[0] for ni in cluster.node_infos], scorer.name

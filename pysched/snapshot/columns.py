@@ -19,6 +19,9 @@ if TYPE_CHECKING:
     from pysched.snapshot.nodeinfo import NodeInfo
 
 ROWS_KEY = "pysched/feasible-rows"  # CycleState: (the feasible list, its rows, the columns)
+#: bound of the cpu/memory quantities (allocatable, requested) for ``NodeColumns.small``: times 100 they stay
+#: far inside int64, and as float64 they and their sums with a request below SMALL are exact (< 2**53)
+SMALL = 1 << 50
 
 
 class NodeColumns:
@@ -35,9 +38,20 @@ class NodeColumns:
             self.infos_arr[i] = ni
         self._scalar: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # name -> (allocatable, requested)
         z = np.zeros(self.n, dtype=np.int64)
-        self.alloc_cpu, self.alloc_mem, self.alloc_eph, self.alloc_pods = z.copy(), z.copy(), z.copy(), z.copy()
+        # cpu and memory side by side (row 0 cpu, row 1 memory; the 1-D names are views of them), so that
+        # the resource scores treat both in one array step
+        self.alloc2 = np.zeros((2, self.n), dtype=np.int64)
+        self.alloc_cpu, self.alloc_mem = self.alloc2[0], self.alloc2[1]
+        self.alloc_eph, self.alloc_pods = z.copy(), z.copy()
         self.req_cpu, self.req_mem, self.req_eph, self.num_pods = z.copy(), z.copy(), z.copy(), z.copy()
-        self.nz_cpu, self.nz_mem = z.copy(), z.copy()
+        self.nz2 = np.zeros((2, self.n), dtype=np.int64)
+        self.nz_cpu, self.nz_mem = self.nz2[0], self.nz2[1]
+        # (allocatable - non-zero requested) * 100 (LeastAllocated's numerator before the pod's request), and
+        # requested / allocatable as float64 (BalancedAllocation's fraction operands), cpu and memory rows
+        self.nz_room100 = np.zeros((2, self.n), dtype=np.int64)
+        self.req2_f = np.zeros((2, self.n), dtype=np.float64)
+        self.alloc2_f = np.zeros((2, self.n), dtype=np.float64)
+        self.small = True  # every cpu/memory quantity read so far is below SMALL (see the scorers' short forms)
         # allocatable - requested, kept with the rows (NodeResourcesFit's batched Filter reads them)
         self.free_cpu, self.free_mem, self.free_eph, self.free_pods = z.copy(), z.copy(), z.copy(), z.copy()
         for i, ni in enumerate(infos):
@@ -45,6 +59,7 @@ class NodeColumns:
             self.alloc_cpu[i], self.alloc_mem[i], self.alloc_eph[i] = a.milli_cpu, a.memory, a.ephemeral_storage
             self.alloc_pods[i] = a.allowed_pod_number
             self._read(i, ni)
+        self.alloc2_f[:] = self.alloc2
         self.log_pos = len(state.change_log)
         self.masks: dict[tuple[Any, ...], np.ndarray] = {}
         self.seen: set[tuple[Any, ...]] = set()  # pod shapes met once (their masks are built the second time)
@@ -58,6 +73,15 @@ class NodeColumns:
         self.free_eph[i], self.free_pods[i] = a.ephemeral_storage - r.ephemeral_storage, a.allowed_pod_number - pods
         nz = ni.non_zero_requested
         self.nz_cpu[i], self.nz_mem[i] = nz.milli_cpu, nz.memory
+        if self.small:
+            q = (a.milli_cpu, a.memory, r.milli_cpu, r.memory, nz.milli_cpu, nz.memory)
+            if max(q) >= SMALL or min(q) < 0:
+                self.small = False  # (never true again for these columns: the short forms are not used)
+            else:
+                self.nz_room100[0, i] = (a.milli_cpu - nz.milli_cpu) * 100
+                self.nz_room100[1, i] = (a.memory - nz.memory) * 100
+                self.req2_f[0, i] = r.milli_cpu
+                self.req2_f[1, i] = r.memory
         if self._scalar:
             for name, (_, req) in self._scalar.items():
                 req[i] = r.scalar.get(name, 0)

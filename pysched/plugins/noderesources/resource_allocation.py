@@ -22,6 +22,7 @@ from pysched.model.objects import Pod
 from pysched.model.quantity import milli_to_value
 from pysched.model.resources import CPU, EPHEMERAL, MEMORY, NON_ZERO_DEFAULTS, is_scalar
 from pysched.plugins.helper import go_div, go_round
+from pysched.snapshot.columns import SMALL
 from pysched.snapshot.nodeinfo import NodeInfo
 
 if TYPE_CHECKING:
@@ -90,7 +91,7 @@ def _all_allocatable(cols: NodeColumns, kind: int) -> bool:
 class ResourceAllocationScorer:
     """Upstream ``resourceAllocationScorer``: gathers the per-resource vectors and applies a scorer."""
 
-    __slots__ = ("_checked", "_steps", "name", "pod_level", "resources", "scorer", "use_requested", "weights")
+    __slots__ = ("_checked", "_pair", "_steps", "name", "pod_level", "resources", "scorer", "use_requested", "weights")
 
     def __init__(self, name: str, resources: Sequence[tuple[str, int]], scorer: VectorScorer,
                  use_requested: bool, pod_level: bool) -> None:
@@ -105,6 +106,12 @@ class ResourceAllocationScorer:
         if self.resources and all(_KIND.get(r, 3) < 2 for r in self.resources):
             self._steps = tuple((i, _KIND[r], self.weights[i]) for i, r in enumerate(self.resources))
         self._checked: NodeColumns | None = None  # columns where every row has every resource (allocatable > 0)
+        # cpu and memory, each once: (index of cpu's request, of memory's, cpu's weight, memory's weight), for
+        # the short forms over both resources at once (``NodeColumns``' two-row arrays)
+        self._pair: tuple[int, int, int, int] | None = None
+        if self._steps is not None and sorted(kind for _, kind, _ in self._steps) == [0, 1]:
+            by_kind = {kind: (i, w) for i, kind, w in self._steps}
+            self._pair = (by_kind[0][0], by_kind[1][0], by_kind[0][1], by_kind[1][1])
 
     def pod_requests(self, pod: Pod) -> list[int]:
         steps = self._steps
@@ -150,6 +157,14 @@ class ResourceAllocationScorer:
         slice (then the columns are read through views: nothing here writes into what it read)."""
         steps = self._steps
         if steps is not None and self._usable(cols):
+            pair = self._pair
+            if pair is not None and cols.small and isinstance(rows, slice):  # (a two-row gather costs more)
+                pr = pod_requests[pair[0]], pod_requests[pair[1]]  # cpu, memory
+                if 0 <= pr[0] < SMALL and 0 <= pr[1] < SMALL:
+                    if self.name == "LeastAllocated":
+                        return self._least_allocated_pair(cols, rows, pr)
+                    if self.scorer is balanced_scorer:
+                        return self._balanced_pair(cols, rows, pr)
             if self.name == "LeastAllocated":
                 return self._least_allocated_rows(cols, rows, pod_requests, steps)
             if self.scorer is balanced_scorer and len(steps) == 2:
@@ -291,6 +306,40 @@ class ResourceAllocationScorer:
         if weight_sum != 1:
             total //= weight_sum  # total >= 0, weight_sum > 0
         return total
+
+    def _least_allocated_pair(self, cols: NodeColumns, rows: np.ndarray | slice, pr: tuple[int, int]) -> np.ndarray:
+        """``_least_allocated_rows`` of cpu and memory as one two-row step (``cols.small``, requests in
+        [0, SMALL)): per resource ``max(((a - nz) * 100 - pr * 100) // a, 0)``, which is the same integer as
+        ``max(a - nz - pr, 0) * 100 // a`` (a negative numerator floors below 0)."""
+        _, _, w_cpu, w_mem = self._pair  # type: ignore[misc]
+        g = cols.nz_room100[:, rows] - np.array(((pr[0] * 100,), (pr[1] * 100,)), dtype=np.int64)
+        g //= cols.alloc2[:, rows]  # allocatable > 0 on every row (_usable)
+        np.maximum(g, 0, out=g)
+        if w_cpu == 1 and w_mem == 1:
+            total = g[0]
+            total += g[1]
+            total //= 2
+            return total
+        total = g[0] * w_cpu if w_cpu != 1 else g[0]
+        total += g[1] * w_mem
+        weight_sum = w_cpu + w_mem  # > 0 (_usable)
+        if weight_sum != 1:
+            total //= weight_sum  # total >= 0, weight_sum > 0
+        return total
+
+    def _balanced_pair(self, cols: NodeColumns, rows: np.ndarray | slice, pr: tuple[int, int]) -> np.ndarray:
+        """``_balanced_rows`` of cpu and memory as one two-row step (``cols.small``, requests in [0, SMALL)):
+        float64(requested) + float64(request) is float64(requested + request) there (exact), so the
+        fractions and every later step are the same floats."""
+        f = cols.req2_f[:, rows] + np.array(((float(pr[0]),), (float(pr[1]),)), dtype=np.float64)
+        f /= cols.alloc2_f[:, rows]
+        np.minimum(f, 1.0, out=f)
+        d = f[0] - f[1]  # |cpu - memory| = |memory - cpu|: the steps' order does not change the result
+        d /= 2
+        np.abs(d, out=d)
+        np.subtract(1, d, out=d)
+        d *= float(MAX_NODE_SCORE)
+        return d.astype(np.int64)
 
     def _balanced_rows(self, cols: NodeColumns, rows: np.ndarray | slice, pod_requests: Sequence[int],
                        steps: tuple[tuple[int, int, int], ...]) -> np.ndarray:
