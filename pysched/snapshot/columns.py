@@ -52,8 +52,12 @@ class NodeColumns:
         self.req2_f = np.zeros((2, self.n), dtype=np.float64)
         self.alloc2_f = np.zeros((2, self.n), dtype=np.float64)
         self.small = True  # every cpu/memory quantity read so far is below SMALL (see the scorers' short forms)
-        # allocatable - requested, kept with the rows (NodeResourcesFit's batched Filter reads them)
-        self.free_cpu, self.free_mem, self.free_eph, self.free_pods = z.copy(), z.copy(), z.copy(), z.copy()
+        # allocatable - requested, kept with the rows (NodeResourcesFit's batched Filter reads them; cpu and
+        # memory side by side as above), and whether a node has room for one more pod
+        self.free2 = np.zeros((2, self.n), dtype=np.int64)
+        self.free_cpu, self.free_mem = self.free2[0], self.free2[1]
+        self.free_eph, self.free_pods = z.copy(), z.copy()
+        self.pod_room = np.zeros(self.n, dtype=bool)
         for i, ni in enumerate(infos):
             a = ni.allocatable
             self.alloc_cpu[i], self.alloc_mem[i], self.alloc_eph[i] = a.milli_cpu, a.memory, a.ephemeral_storage
@@ -71,6 +75,7 @@ class NodeColumns:
         self.num_pods[i] = pods = len(ni.pods)
         self.free_cpu[i], self.free_mem[i] = a.milli_cpu - r.milli_cpu, a.memory - r.memory
         self.free_eph[i], self.free_pods[i] = a.ephemeral_storage - r.ephemeral_storage, a.allowed_pod_number - pods
+        self.pod_room[i] = a.allowed_pod_number - pods >= 1
         nz = ni.non_zero_requested
         self.nz_cpu[i], self.nz_mem[i] = nz.milli_cpu, nz.memory
         if self.small:

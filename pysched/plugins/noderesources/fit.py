@@ -143,6 +143,9 @@ def build_scorer(strategy: Any) -> ResourceAllocationScorer:
     return ResourceAllocationScorer(kind, resources, fn, use_requested=False, pod_level=False)
 
 
+_BIG = 1 << 62  # requests below it are int64 values (the two-row comparison builds an int64 array of them)
+
+
 class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlugin):
     NAME = NAME
     BATCH_SCORE_SPANS = True  # batch_score takes a slice of rows (score_rows reads through it, never writes)
@@ -181,13 +184,17 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlug
         # first. The room arrays are this verdict's own (the rejected rows' statuses describe the nodes at
         # verdict time); allocatable never changes.
         checks: list[tuple[str, np.ndarray, np.ndarray | None, int]] = [
-            (REASON_TOO_MANY_PODS, cols.free_pods >= 1, None, 1)]
-        q = req.milli_cpu
-        if q > 0:
-            checks.append(("Insufficient cpu", cols.free_cpu >= q, cols.alloc_cpu, q))
-        q = req.memory
-        if q > 0:
-            checks.append(("Insufficient memory", cols.free_mem >= q, cols.alloc_mem, q))
+            (REASON_TOO_MANY_PODS, cols.pod_room.copy(), None, 1)]  # (free_pods >= 1, this verdict's own)
+        q_cpu, q_mem = req.milli_cpu, req.memory
+        if 0 < q_cpu < _BIG and 0 < q_mem < _BIG:  # both at once: one comparison over the two-row array
+            room2 = cols.free2 >= np.array(((q_cpu,), (q_mem,)), dtype=np.int64)
+            checks.append(("Insufficient cpu", room2[0], cols.alloc_cpu, q_cpu))
+            checks.append(("Insufficient memory", room2[1], cols.alloc_mem, q_mem))
+        else:
+            if q_cpu > 0:
+                checks.append(("Insufficient cpu", cols.free_cpu >= q_cpu, cols.alloc_cpu, q_cpu))
+            if q_mem > 0:
+                checks.append(("Insufficient memory", cols.free_mem >= q_mem, cols.alloc_mem, q_mem))
         q = req.ephemeral_storage
         if q > 0:
             checks.append(("Insufficient ephemeral-storage", cols.free_eph >= q, cols.alloc_eph, q))

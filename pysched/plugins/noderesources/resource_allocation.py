@@ -91,7 +91,7 @@ def _all_allocatable(cols: NodeColumns, kind: int) -> bool:
 class ResourceAllocationScorer:
     """Upstream ``resourceAllocationScorer``: gathers the per-resource vectors and applies a scorer."""
 
-    __slots__ = ("_checked", "_pair", "_steps", "name", "pod_level", "resources", "scorer", "use_requested", "weights")
+    __slots__ = ("_checked", "_cpu_memory", "_pair", "_steps", "name", "pod_level", "resources", "scorer", "use_requested", "weights")
 
     def __init__(self, name: str, resources: Sequence[tuple[str, int]], scorer: VectorScorer,
                  use_requested: bool, pod_level: bool) -> None:
@@ -109,6 +109,7 @@ class ResourceAllocationScorer:
         # cpu and memory, each once: (index of cpu's request, of memory's, cpu's weight, memory's weight), for
         # the short forms over both resources at once (``NodeColumns``' two-row arrays)
         self._pair: tuple[int, int, int, int] | None = None
+        self._cpu_memory = self.resources == [CPU, MEMORY]  # the default resources, in that order
         if self._steps is not None and sorted(kind for _, kind, _ in self._steps) == [0, 1]:
             by_kind = {kind: (i, w) for i, kind, w in self._steps}
             self._pair = (by_kind[0][0], by_kind[1][0], by_kind[0][1], by_kind[1][1])
@@ -122,8 +123,13 @@ class ResourceAllocationScorer:
             # the pod has pod-level requests (then derived with them).
             if self.use_requested and self.pod_level:
                 r = pod.requests
+                if self._cpu_memory:
+                    return [r.milli_cpu, r.memory]
                 return [r.milli_cpu if kind == 0 else r.memory for _, kind, _ in steps]
-            if not self.use_requested and not self.pod_level and not pod.pod_level_requests_set():
+            if not self.use_requested and not self.pod_level and (
+                    not pod.pod_requests or not pod.pod_level_requests_set()):  # (no pod-level requests at all)
+                if self._cpu_memory:
+                    return [pod.non0_cpu, pod.non0_mem]
                 return [pod.non0_cpu if kind == 0 else pod.non0_mem for _, kind, _ in steps]
         return pod_request_list(pod, self.resources, self.use_requested, self.pod_level)
 
@@ -433,7 +439,7 @@ class ResourceAllocationScorer:
 
 
 def is_best_effort(pod_requests: Sequence[int]) -> bool:
-    return all(r == 0 for r in pod_requests)
+    return not any(pod_requests)  # (integers: every one is 0)
 
 
 # --------------------------------------------------------------------------- strategies
