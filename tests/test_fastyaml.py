@@ -188,3 +188,32 @@ def test_two_words_read_as_one_number_are_refused() -> None:
     text = "a: 747242e187\nb: 0747242e187\n"  # PyYAML: two strings; yaml_rs: one float twice
     assert [d for d, _ in pyyaml_docs(text)] == [{"a": "747242e187", "b": "0747242e187"}]
     assert fast_docs(text) is None
+
+
+LINE_WORD = st.text(alphabet="0123456789_.:+-eExXaAgGyYsSnNoOtTrRuUlLfF~=<[]{}?!&*@`%#\u017f", min_size=0, max_size=8)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sets(LINE_WORD, max_size=40))
+def test_words_judged_in_one_search_as_one_by_one(words: set[str]) -> None:
+    """The candidates (begin as a number, or a keyword), the unsafe words (indicators, '?', flow
+    collections), and the candidates ``_judge`` finds strings, which one search of them all finds, are
+    those a test per word finds (fails when the search's pattern drifts from the rule)."""
+    first = set("-+0123456789_.~=<")
+    cands = {w for w in words if w and (w[0] in first or fastyaml._KEYWORDS.fullmatch(w))}
+    assert fastyaml._candidates(words) == cands
+    unsafe = any(w[:1] in set("!&*@`%") or w == "?" or (w.startswith(("[", "{")) and not w.startswith(("[]", "{}")))
+                 for w in words)
+    assert fastyaml._unsafe_words(words) == unsafe
+    strings = {w for w in cands if fastyaml._judge(w)[0] and isinstance(fastyaml._judge(w)[1], str)
+               and fastyaml._STRING.match(w[:-1] if w.endswith(":") and len(w) > 1 else w)
+               and not fastyaml._KEYWORDS.fullmatch(w[:-1] if w.endswith(":") and len(w) > 1 else w)}
+    assert fastyaml._strings(cands) == strings
+
+
+@pytest.mark.parametrize("word", ["0x_", "0b_"])
+def test_a_word_the_pyyaml_constructor_cannot_read_goes_to_pyyaml(word: str) -> None:
+    """A plain word PyYAML resolves as a number but cannot convert (``0x_``) is judged unreadable, and
+    the text goes to PyYAML, whose error names the line (it crashed the fast reader with a ValueError)."""
+    text = f"a: {word}\n" + "".join(f"k{i}: v\n" for i in range(fastyaml.MIN_CHARS // 5))
+    assert fastyaml.read_block_yaml(text) is None
