@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import given, settings, strategies as st
 
 from pysched.snapshot.loader import load_snapshot
 
@@ -182,3 +183,30 @@ def test_collector_frozen_after_a_large_load_releases_earlier_garbage(tmp_path: 
         assert [r() for r in refs] == [None, None, None]
     finally:
         gc.unfreeze()
+
+
+@pytest.mark.parametrize("mode", ["warn", "ignore"])
+@pytest.mark.parametrize("value", [1, ["a"], None, True], ids=["int", "list", "null", "bool"])
+def test_node_labels_checked_unless_the_schema_check_found_the_node_clean(tmp_path: Path, mode: str,
+                                                                          value: object) -> None:
+    """As for pods: a clean node's labels are not checked again by the parser (fails when the loader
+    tells the parser they are valid regardless of the schema check)."""
+    from pysched.errors import InputError
+    nodes = [{**NODE, "metadata": {"name": f"n{i}", "labels": {"zone": "a"}}} for i in range(3)]
+    bad = {**NODE, "metadata": {"name": "bad", "labels": {"zone": "a", "rack": value}}}
+    path = write(tmp_path, "s.json", json.dumps({"apiVersion": "v1", "kind": "List", "items": [*nodes, bad]}))
+    with pytest.raises(InputError, match=r"Node bad: metadata\.labels\.rack: label values must be strings"):
+        load_snapshot([path], validate=mode)
+    path = write(tmp_path, "s.json", json.dumps({"apiVersion": "v1", "kind": "List", "items": nodes}))
+    assert [n.labels for n in load_snapshot([path], validate=mode).nodes] == [{"zone": "a"}] * 3
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="-\n \tx", max_size=30))
+def test_document_separators_are_the_regular_expressions_matches(text: str) -> None:
+    """The separators found where str.find finds '---' are the bare '---' lines the pattern's own scan
+    finds (fails when the search skips a candidate or misreads an overlap such as '----')."""
+    from pysched.snapshot.reader import _SEPARATOR_TAIL, document_separators
+    expected = [(m.start(), m.end()) for m in _SEPARATOR_TAIL.finditer(text)
+                if m.start() == 0 or text[m.start() - 1] == "\n"]
+    assert document_separators(text) == expected

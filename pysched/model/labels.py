@@ -16,6 +16,9 @@ from pysched.apimachinery import label_value_errors, qualified_name_errors
 from pysched.errors import SelectorError
 from pysched.safetext import echo
 
+# plain dicts (what the readers make) settled before the ABC check, a Python-level call
+_MAP = (dict, Mapping)
+
 
 def selector_error(path: str, detail: str) -> SelectorError:
     """A ``SelectorError`` whose text is ``path: detail``."""
@@ -146,11 +149,11 @@ class LabelSelector:
         """Parse a LabelSelector dict; None → matches nothing. Raises SelectorError."""
         if raw is None:
             return NOTHING
-        if not isinstance(raw, Mapping):
+        if not isinstance(raw, _MAP):
             raise selector_error(field, f"expected an object, got {type(raw).__name__}")
         reqs: list[Requirement] = []
         ml = raw.get("matchLabels") or {}
-        if not isinstance(ml, Mapping):
+        if not isinstance(ml, _MAP):
             raise selector_error(f"{field}.matchLabels", f"expected a map of strings, got {type(ml).__name__}")
         for k, v in ml.items():
             err = label_key_error(k) or label_value_error(v)
@@ -205,7 +208,7 @@ EVERYTHING = LabelSelector(())
 
 
 def _parse_requirement(e: object, field: str, ops: set[str]) -> Requirement:
-    if not isinstance(e, Mapping):
+    if not isinstance(e, _MAP):
         raise selector_error(field, f"expected an object, got {type(e).__name__}")
     key, op, values = e.get("key"), e.get("operator"), e.get("values") or []
     err = label_key_error(key)
@@ -245,7 +248,7 @@ def validate_node_selector(raw: object, field: str) -> None:
     Problems the scheduler itself copes with stay soft (the term then matches nothing, see
     ``NodeSelectorTerm.parse``): a value that is no valid label value or no integer for Gt/Lt, and
     matchFields with several values; upstream's own tests feed pods like that to the scheduler."""
-    if not isinstance(raw, Mapping):
+    if not isinstance(raw, _MAP):
         raise selector_error(field, f"expected an object, got {type(raw).__name__}")
     terms = raw.get("nodeSelectorTerms")
     if terms is None:
@@ -260,7 +263,7 @@ def validate_node_selector_term(raw: object, field: str) -> None:
     """``validate_node_selector`` for one ``NodeSelectorTerm``."""
     if raw is None:
         return
-    if not isinstance(raw, Mapping):
+    if not isinstance(raw, _MAP):
         raise selector_error(field, f"expected an object, got {type(raw).__name__}")
     for part in ("matchExpressions", "matchFields"):
         items = raw.get(part)
@@ -270,7 +273,7 @@ def validate_node_selector_term(raw: object, field: str) -> None:
             raise selector_error(f"{field}.{part}", f"expected a list, got {type(items).__name__}")
         for j, e in enumerate(items):
             path = f"{field}.{part}[{j}]"
-            if not isinstance(e, Mapping):
+            if not isinstance(e, _MAP):
                 raise selector_error(path, f"expected an object, got {type(e).__name__}")
             key, op, values = e.get("key"), e.get("operator"), e.get("values")
             if values is not None and (not isinstance(values, list) or not all(isinstance(v, str) for v in values)):
@@ -311,7 +314,7 @@ class NodeSelectorTerm:
     @classmethod
     def parse(cls, raw: object) -> NodeSelectorTerm | None:
         """None when the term has no requirements (upstream drops it)."""
-        if not isinstance(raw, Mapping):
+        if not isinstance(raw, _MAP):
             return cls((), (), False)
         exprs = raw.get("matchExpressions") or []
         fields = raw.get("matchFields") or []
@@ -341,7 +344,7 @@ class NodeSelectorTerm:
 
 
 def _parse_field_requirement(e: object) -> Requirement:
-    if not isinstance(e, Mapping):
+    if not isinstance(e, _MAP):
         raise selector_error("matchFields", "expected an object")
     key, op, values = e.get("key"), e.get("operator"), e.get("values") or []
     if key != "metadata.name" or op not in ("In", "NotIn") or not isinstance(values, list) or len(values) != 1:
@@ -359,7 +362,7 @@ class NodeSelector:
 
     @classmethod
     def parse(cls, raw: Mapping | None) -> NodeSelector:
-        terms_raw = (raw.get("nodeSelectorTerms") if isinstance(raw, Mapping) else None) or []
+        terms_raw = (raw.get("nodeSelectorTerms") if isinstance(raw, _MAP) else None) or []
         terms = []
         for t in terms_raw if isinstance(terms_raw, list) else []:
             parsed = NodeSelectorTerm.parse(t)
@@ -378,7 +381,7 @@ def validate_label_map(labels: object, field: str) -> list[str]:
     """Errors of a metadata.labels map (empty when valid)."""
     if labels is None:
         return []
-    if not isinstance(labels, Mapping):
+    if not isinstance(labels, _MAP):
         return [f"{field}: expected a map of strings, got {type(labels).__name__}"]
     errs = []
     for k, v in labels.items():

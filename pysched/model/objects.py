@@ -731,15 +731,18 @@ def validate_pod(raw: Mapping) -> None:
     if not isinstance(spec, _MAP):
         return
     sp = "spec"
-    if isinstance(spec.get("nodeSelector"), _MAP):
+    # None, the usual value of both, is tested first: isinstance of anything but a dict against the
+    # Mapping ABC costs a Python-level call
+    selector = spec.get("nodeSelector")
+    if selector is not None and isinstance(selector, _MAP):
         _labels(spec, "nodeSelector", sp, validate=True)
     affinity = spec.get("affinity")
-    if not isinstance(affinity, _MAP):
+    if affinity is None or not isinstance(affinity, _MAP):
         return
     nap = f"{sp}.affinity.nodeAffinity"
     na = affinity.get("nodeAffinity")
     try:
-        if isinstance(na, _MAP):
+        if na is not None and isinstance(na, _MAP):
             req = na.get("requiredDuringSchedulingIgnoredDuringExecution")
             if req is not None:
                 validate_node_selector(req, f"{nap}.requiredDuringSchedulingIgnoredDuringExecution")
@@ -750,7 +753,7 @@ def validate_pod(raw: Mapping) -> None:
                         p.get("preference"), f"{nap}.preferredDuringSchedulingIgnoredDuringExecution[{i}].preference")
         for sub in ("podAffinity", "podAntiAffinity"):
             pa = affinity.get(sub)
-            if not isinstance(pa, _MAP):
+            if pa is None or not isinstance(pa, _MAP):
                 continue
             path = f"{sp}.affinity.{sub}"
             for group, key in (("requiredDuringSchedulingIgnoredDuringExecution", None),
@@ -795,8 +798,9 @@ class Node:
         return self.meta.labels
 
 
-def parse_node(raw: Mapping) -> Node:
-    meta = ObjectMeta.parse(raw.get("metadata"), "metadata", namespaced=False)
+def parse_node(raw: Mapping, labels_valid: bool = False) -> Node:
+    """A Node; ``labels_valid`` as for ``ObjectMeta.parse`` (of its metadata)."""
+    meta = ObjectMeta.parse(raw.get("metadata"), "metadata", namespaced=False, labels_valid=labels_valid)
     spec = _map(raw, "spec", "")
     status = _map(raw, "status", "")
     taints = tuple(Taint.parse(t, f"spec.taints[{i}]") for i, t in enumerate(_list(spec, "taints", "spec")))

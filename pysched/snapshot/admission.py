@@ -300,7 +300,7 @@ def priority_admission(cluster: Cluster, pod: Pod, default_class: PriorityClass 
             pod.preemption_policy = pc.preemption_policy
         return ""
     spec = pod.raw.get("spec")
-    own = spec.get("priority") if isinstance(spec, Mapping) else None
+    own = spec.get("priority") if isinstance(spec, (dict, Mapping)) else None
     if default_class is not None and not (isinstance(own, int) and not isinstance(own, bool)):
         pod.priority = default_class.value
         pod.priority_class_name = default_class.name

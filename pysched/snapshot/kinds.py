@@ -66,6 +66,7 @@ class KindSpec:
     live: Live | None = None  # None: not listed from a live cluster
     store: Store | None = None  # None: append to a list field, or key a dict field by the object's name
     creates_pods: bool = False  # a controller the controllers layer expands into pods
+    label_checked: bool = False  # ``parse`` takes ``labels_valid`` (it checks label types otherwise)
 
     @property
     def api_version(self) -> str:
@@ -77,12 +78,14 @@ class KindSpec:
         v = self.api_version
         return f"/api/{v}/{self.plural}" if "/" not in v else f"/apis/{v}/{self.plural}"
 
-    def add(self, cluster: Cluster, raw: Mapping) -> None:
-        """Parse ``raw`` (FieldError on bad input) and keep it on ``cluster``."""
+    def add(self, cluster: Cluster, raw: Mapping, labels_valid: bool = False) -> None:
+        """Parse ``raw`` (FieldError on bad input) and keep it on ``cluster``. ``labels_valid``: the
+        object's labels are known valid (the schema check found it clean); kinds whose parser re-checks
+        labels (``label_checked``) then skip that check."""
         if self.store is not None:
             self.store(cluster, raw, self)
             return
-        parsed = self.parse(raw)
+        parsed = self.parse(raw, labels_valid=True) if labels_valid and self.label_checked else self.parse(raw)
         target = stored(cluster, self)
         if isinstance(target, list):
             target.append(parsed)
@@ -138,7 +141,7 @@ _OPTIONAL = Live(optional=True)
 
 #: every kind pysched reads; live listings go in this order (cluster-scoped basics first, then pods)
 KINDS: tuple[KindSpec, ...] = (
-    KindSpec("Node", ("v1",), "nodes", False, parse_node, "nodes", Live()),
+    KindSpec("Node", ("v1",), "nodes", False, parse_node, "nodes", Live(), label_checked=True),
     KindSpec("Namespace", ("v1",), "namespaces", False, parse_namespace, "namespaces", Live()),
     KindSpec("PriorityClass", ("scheduling.k8s.io/v1",), "priorityclasses", False, parse_priority_class,
              "priority_classes", Live()),

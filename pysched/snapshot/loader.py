@@ -503,14 +503,14 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
     clean = validation.Validator((obj for _, obj, _ in objects), plain=parsed).flags() if mode != "ignore" else None
 
     for position, (doc, obj, where) in enumerate(objects):
-        fail = _failer(problems, doc, where, obj)
         kind, api = obj.get("kind"), obj.get("apiVersion")
         if not isinstance(kind, str) or not kind:
-            fail("required: the object's kind (Pod, Node, ...); this is not a Kubernetes object", "kind")
+            problems.add(doc, where, obj, "required: the object's kind (Pod, Node, ...); this is not a Kubernetes "
+                         "object", "kind")
             continue
         if not isinstance(api, str) or not api:
-            fail(f"required: the object's apiVersion ({(API_VERSIONS.get(kind) or ('v1',))[0]} for a {kind})",
-                 "apiVersion")
+            problems.add(doc, where, obj, f"required: the object's apiVersion "
+                         f"({(API_VERSIONS.get(kind) or ('v1',))[0]} for a {kind})", "apiVersion")
             continue
         meta = obj.get("metadata")
         if isinstance(meta, _MAP):
@@ -524,20 +524,21 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
                 pods_clean.append(clean is not None and clean[position] == 1)
             continue
         if not isinstance(meta, _MAP) or not isinstance(meta.get("name"), str) or not meta.get("name"):
-            fail("required: a non-empty string", "metadata.name")
+            problems.add(doc, where, obj, "required: a non-empty string", "metadata.name")
             continue
         if kind not in USED_KINDS:
             near = [k for k in USED_KINDS if k.lower() == kind.lower()]
             if near:
-                fail(f"unknown kind {kind!r}: kinds are case-sensitive (did you mean {near[0]!r}?)", "kind")
+                problems.add(doc, where, obj, f"unknown kind {kind!r}: kinds are case-sensitive (did you mean "
+                             f"{near[0]!r}?)", "kind")
                 continue
             label = f"{api}/{kind}"
             ignored[label] = ignored.get(label, 0) + 1
             continue
         served = API_VERSIONS.get(kind)
         if served and api not in served:
-            fail(f"{kind} is not served as {api!r} by Kubernetes v1.34: expected apiVersion {served[0]!r}",
-                 "apiVersion")
+            problems.add(doc, where, obj, f"{kind} is not served as {api!r} by Kubernetes v1.34: expected "
+                         f"apiVersion {served[0]!r}", "apiVersion")
             continue
         namespaced = BY_KIND[kind].namespaced
         ns = meta.get("namespace")
@@ -546,7 +547,7 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
             first_doc, first_where = seen[ident]
             line = _locate(first_doc, first_where)
             at = f"{first_doc.source}{f':{line}' if line else ''} (document {first_doc.index})"
-            fail(f"duplicate object: already defined at {at}")
+            problems.add(doc, where, obj, f"duplicate object: already defined at {at}")
             continue
         seen[ident] = (doc, where)
         if not _api_checks(problems, doc, where, obj, kind, mode, clean, position):
@@ -556,9 +557,9 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
             pods_clean.append(clean is not None and clean[position] == 1)
             continue
         try:
-            BY_KIND[kind].add(cluster, obj)
+            BY_KIND[kind].add(cluster, obj, clean is not None and clean[position] == 1)
         except FieldError as e:
-            fail(e.message, e.path)
+            problems.add(doc, where, obj, e.message, e.path)
 
     for label in sorted(ignored):
         cluster.ignored_kinds.append(label)
@@ -586,6 +587,8 @@ def _name_generated_pods(cluster: Cluster, pods_raw: list[tuple[Document, dict, 
                          ) -> list[tuple[Document, dict, str]]:
     """Pods with only ``generateName`` get their name as the API server would give it (deterministic, in
     document order); the object is copied, never changed. The counters carry on into the controllers."""
+    if all(obj["metadata"].get("name") for _, obj, _ in pods_raw):
+        return pods_raw  # (nothing to name: most snapshots)
     given = {(_ns_of(obj), obj["metadata"]["name"]) for _, obj, _ in pods_raw if obj["metadata"].get("name")}
     names = NameGenerator(lambda ns, name: (ns, name) in given)
     out = []
@@ -604,12 +607,6 @@ def _name_generated_pods(cluster: Cluster, pods_raw: list[tuple[Document, dict, 
 def _ns_of(obj: Mapping) -> str:
     ns = obj["metadata"].get("namespace")
     return ns if isinstance(ns, str) and ns else "default"
-
-
-def _failer(problems: _Problems, doc: Document, where: str, obj: Mapping):
-    def fail(message: str, fieldpath: str | None = None) -> None:
-        problems.add(doc, where, obj, message, fieldpath)
-    return fail
 
 
 def _api_checks(problems: _Problems, doc: Document, where: str, obj: Mapping, kind: str, mode: str,

@@ -298,11 +298,22 @@ _SEPARATOR_TAIL = re.compile(r"---[ \t]*$", re.M)
 
 
 def document_separators(text: str) -> list[tuple[int, int]]:
-    """(start, end) of every bare ``---`` line (document separators with nothing after them). The search
-    starts at the literal, which the regular expression engine finds at C speed; a ``^---`` pattern
-    would be tried at every line of the text (10x slower on an 18 MB dump)."""
-    return [(m.start(), m.end()) for m in _SEPARATOR_TAIL.finditer(text)
-            if m.start() == 0 or text[m.start() - 1] == "\n"]
+    """(start, end) of every bare ``---`` line (document separators with nothing after them): the
+    matches ``_SEPARATOR_TAIL.finditer`` would give, tried only where ``str.find`` finds the literal
+    (several times faster than the regular expression engine's own scan of an 18 MB dump; a ``^---``
+    pattern would be tried at every line)."""
+    out = []
+    find, match = text.find, _SEPARATOR_TAIL.match
+    pos = find("---")
+    while pos >= 0:
+        m = match(text, pos)
+        if m is None:
+            pos = find("---", pos + 1)
+            continue
+        if pos == 0 or text[pos - 1] == "\n":
+            out.append((pos, m.end()))
+        pos = find("---", m.end())
+    return out
 
 
 def load_yaml_one(text: str, source: str, *, error: type[InputError] = InputError) -> Any:
