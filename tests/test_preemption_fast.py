@@ -154,6 +154,24 @@ def _preemption_statuses(cycles: list) -> list:
     return out
 
 
+def _split_then_full(path: Path, batched: bool, monkeypatch: pytest.MonkeyPatch,
+                     spies: dict[str, Any]) -> tuple[list[tuple[str, list]], Any]:
+    """``path`` simulated twice with --trace: with the Filter split (``spies`` set on DefaultPreemption),
+    then with the full dry run on every node. Both runs' JSON and dry-run statuses, and the last result."""
+    runs = []
+    for split in (True, False):
+        with monkeypatch.context() as m:
+            if split:
+                for name, value in spies.items():
+                    m.setattr(dp.DefaultPreemption, name, value)
+            else:
+                m.setattr(dp.DefaultPreemption, "_filter_split", lambda self, state: None)
+            result = Simulation(load_snapshot([str(path)]), CONFIG, REGISTRY,
+                                SimulationOptions(trace=True, batched=batched)).run()
+        runs.append((json.dumps(result.to_dict(), sort_keys=True), _preemption_statuses(result.cycles)))
+    return runs, result
+
+
 def _pod_doc(name: str, prio: int, cpu: str, labels: dict[str, str], on: str = "", **spec: Any) -> dict:
     """A Pod document: bound to ``on`` and running when given, else pending."""
     status = {"phase": "Running", "startTime": "2026-01-01T00:00:00Z"} if on else {"phase": "Pending"}
@@ -213,7 +231,6 @@ def test_tail_dry_runs_give_the_full_dry_runs_statuses(batched: bool, tmp_path: 
     and candidates per node, the same --trace JSON, as the full dry run (copied node and state, every
     Filter plugin) on every node."""
     path = _spread_snapshot(tmp_path)
-    runs = {}
     taken: Counter[str] = Counter()
     real, real_changes = dp.DefaultPreemption._judge_from, dp.DefaultPreemption._victims_change_state
 
@@ -230,18 +247,10 @@ def test_tail_dry_runs_give_the_full_dry_runs_statuses(batched: bool, tmp_path: 
         taken["state changed" if changes else "state unchanged"] += 1
         return changes
 
-    for tail in (True, False):
-        with monkeypatch.context() as m:
-            if tail:
-                m.setattr(dp.DefaultPreemption, "_judge_from", spy)
-                m.setattr(dp.DefaultPreemption, "_victims_change_state", staticmethod(spy_changes))
-            else:
-                m.setattr(dp.DefaultPreemption, "_filter_split", lambda self, state: None)
-            result = Simulation(load_snapshot([str(path)]), CONFIG, REGISTRY,
-                                SimulationOptions(trace=True, batched=batched)).run()
-        runs[tail] = (json.dumps(result.to_dict(), sort_keys=True), _preemption_statuses(result.cycles))
-    assert runs[True][1] == runs[False][1]
-    assert runs[True][0] == runs[False][0]
+    runs, _ = _split_then_full(path, batched, monkeypatch, {
+        "_judge_from": spy, "_victims_change_state": staticmethod(spy_changes)})
+    assert runs[0][1] == runs[1][1]
+    assert runs[0][0] == runs[1][0]
     assert all(taken[k] >= 5 for k in ("tail rejected", "tail passed", "head rejected", "head passed",
                                        "state changed", "state unchanged")), taken
 
@@ -279,7 +288,6 @@ def test_nodes_keep_their_own_filter_status(batched: bool, tmp_path: Path, monke
     reasons in one preemption), as the full dry run gives them; in pass 2 the node a pod was bound to in
     between has that pod among its victims (the per-node lists kept across preemptions follow the node)."""
     path = _kept_snapshot(tmp_path)
-    runs = []
     real = dp.DefaultPreemption._judge_from
     judged: list[tuple[str, list[str]]] = []
 
@@ -289,15 +297,7 @@ def test_nodes_keep_their_own_filter_status(batched: bool, tmp_path: Path, monke
         judged.append((node.name, [v.name for v in victims]))
         return real(self, *args)
 
-    for split in (True, False):
-        with monkeypatch.context() as m:
-            if split:
-                m.setattr(dp.DefaultPreemption, "_judge_from", spy)
-            else:
-                m.setattr(dp.DefaultPreemption, "_filter_split", lambda self, state: None)
-            result = Simulation(load_snapshot([str(path)]), CONFIG, REGISTRY,
-                                SimulationOptions(trace=True, batched=batched)).run()
-        runs.append((json.dumps(result.to_dict(), sort_keys=True), _preemption_statuses(result.cycles)))
+    runs, _ = _split_then_full(path, batched, monkeypatch, {"_judge_from": spy})
     assert runs[0] == runs[1]
     assert any("small" in victims for _, victims in judged), judged
     first, second = runs[0][1]
@@ -334,7 +334,6 @@ def test_nodes_with_nominated_pods_are_judged_with_them(batched: bool, tmp_path:
     rejecting plugin on with those pods added to it without its victims, when no PreFilter state counts
     pods: the same statuses, candidates and --trace JSON as the full dry run on every node."""
     path = _nominated_snapshot(tmp_path)
-    runs = []
     taken: Counter[str] = Counter()
     real = dp.DefaultPreemption._judge_from
 
@@ -346,15 +345,7 @@ def test_nodes_with_nominated_pods_are_judged_with_them(batched: bool, tmp_path:
         taken[("with nominated" if nominated else "without") + (" rejected" if st is not None else " passed")] += 1
         return st
 
-    for split in (True, False):
-        with monkeypatch.context() as m:
-            if split:
-                m.setattr(dp.DefaultPreemption, "_judge_from", spy)
-            else:
-                m.setattr(dp.DefaultPreemption, "_filter_split", lambda self, state: None)
-            result = Simulation(load_snapshot([str(path)]), CONFIG, REGISTRY,
-                                SimulationOptions(trace=True, batched=batched)).run()
-        runs.append((json.dumps(result.to_dict(), sort_keys=True), _preemption_statuses(result.cycles)))
+    runs, result = _split_then_full(path, batched, monkeypatch, {"_judge_from": spy})
     assert runs[0][1] == runs[1][1]
     assert runs[0][0] == runs[1][0]
     assert taken["with nominated rejected"] >= 5 and taken["with nominated passed"] >= 1, taken
