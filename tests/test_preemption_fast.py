@@ -66,6 +66,12 @@ def test_affinity_clone_and_original_never_see_each_others_writes() -> None:
 # --------------------------------------------------------------------------- nodes without victims
 
 
+def _list_file(path: Path, items: list[dict]) -> Path:
+    """``items`` written to ``path`` as a JSON ``List``."""
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    return path
+
+
 def _snapshot(tmp_path: Path, nodes: list[str], pods: list[tuple[str, int, str]]) -> Path:
     items = [{"apiVersion": "v1", "kind": "Node",
               "metadata": {"name": n, "labels": {"kubernetes.io/hostname": n}},
@@ -80,9 +86,7 @@ def _snapshot(tmp_path: Path, nodes: list[str], pods: list[tuple[str, int, str]]
         items.append({"apiVersion": "v1", "kind": "Pod",
                       "metadata": {"name": name, "namespace": "default", "uid": name,
                                    "creationTimestamp": "2026-01-01T00:00:00Z"}, "spec": spec, "status": status})
-    path = tmp_path / "cluster.json"
-    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
-    return path
+    return _list_file(tmp_path / "cluster.json", items)
 
 
 def test_nodes_without_lower_priority_pods_are_rejected_without_a_dry_run(
@@ -218,9 +222,7 @@ def _spread_snapshot(tmp_path: Path) -> Path:
         items.append(_pod_doc(f"avoid-{k}", 600, "500m", {"app": "b"}, affinity=anti))
     # higher than the db and web pods of priority 1000: other victims on the same nodes
     items.append(_pod_doc("avoid-high", 1500, "500m", {"app": "b"}, affinity=anti))
-    path = tmp_path / "spread.json"
-    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
-    return path
+    return _list_file(tmp_path / "spread.json", items)
 
 
 @pytest.mark.parametrize("batched", [True, False], ids=["batched", "reference"])
@@ -277,9 +279,7 @@ def _kept_snapshot(tmp_path: Path) -> Path:
             items.append(_pod_doc(f"big-{i}", 1000, "3", {"app": "big"}, n))
     items.append(_pod_doc("avoid", 600, "1500m", {"app": "b"}, affinity=anti("db")))
     items.append(_pod_doc("small", 100, "100m", {"app": "small"}))  # bound between avoid's two preemptions
-    path = tmp_path / "kept.json"
-    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
-    return path
+    return _list_file(tmp_path / "kept.json", items)
 
 
 @pytest.mark.parametrize("batched", [True, False], ids=["batched", "reference"])
@@ -322,9 +322,7 @@ def _nominated_snapshot(tmp_path: Path) -> Path:
             "kubernetes.io/hostname": n}}, "status": {"allocatable": {"cpu": "1", "memory": "1Gi", "pods": "110"}}})
         items.extend(_pod_doc(f"low-{i}-{k}", 1, "300m", {}, n) for k in range(3))
     items.extend(_pod_doc(f"p{k}", 100, "600m" if k % 2 else "500m", {}) for k in range(14))
-    path = tmp_path / "nominated.json"
-    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
-    return path
+    return _list_file(tmp_path / "nominated.json", items)
 
 
 @pytest.mark.parametrize("batched", [True, False], ids=["batched", "reference"])
