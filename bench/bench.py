@@ -702,6 +702,10 @@ CLI_HEADER = (f"{'cluster':24} {'format':15} {'MB':>6} {'best s':>7} {'median s'
               f"{'target s':>8} {'best':>4} {'median':>6} {'md5':>8}")
 
 
+def _verdict(seconds: float, target: float) -> str:
+    return "-" if not target else "met" if seconds <= target else "NOT"
+
+
 def cli_bench(folder: str, rounds: int, seed: int, running: int, perf: str = PERF,
               mixed_sizes: tuple[tuple[int, int], ...] = ((1000, 2000), (2000, 4000))) -> None:
     """Every target of the issue end to end through the CLI, ``rounds`` times; see the module docstring."""
@@ -729,7 +733,7 @@ def cli_bench(folder: str, rounds: int, seed: int, running: int, perf: str = PER
     print(f"calib s (a fixed loop, per round): {' '.join(f'{c:.2f}' for c in calib)}", flush=True)
     print(CLI_HEADER, flush=True)
     for name, files in clusters:
-        real, share = REAL_SCHEDULER.get(name.split("/")[-1] if name.startswith("mixed-") else name, (0.0, 0.0))
+        real, share = REAL_SCHEDULER.get(name, (0.0, 0.0))
         target = real * share
         digests: set[str] = set()
         for fmt, path in files.items():
@@ -737,12 +741,9 @@ def cli_bench(folder: str, rounds: int, seed: int, running: int, perf: str = PER
             walls = sorted(r["wall_s"] for r in rs)
             best, median = walls[0], statistics.median(walls)
             digests.update(r["md5"] for r in rs)
-
-            def verdict(t: float, target: float = target) -> str:
-                return "-" if not target else "met" if t <= target else "NOT"
-
             print(f"{name:24} {fmt:15} {os.path.getsize(path) / 1e6:6.1f} {best:7.2f} {median:8.2f} "
-                  f"{min(r['cpu_s'] for r in rs):6.2f} {target:8.2f} {verdict(best):>4} {verdict(median):>6} "
+                  f"{min(r['cpu_s'] for r in rs):6.2f} {target:8.2f} {_verdict(best, target):>4} "
+                  f"{_verdict(median, target):>6} "
                   f"{rs[0]['md5']:>8}", flush=True)
         if len(digests) != 1:
             print(f"{name}: the formats printed different output ({', '.join(sorted(digests))})", flush=True)
