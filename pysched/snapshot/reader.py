@@ -33,6 +33,7 @@ from pysched.safetext import MAX_ECHO, echo, escape
 
 DEFAULT_MAX_BYTES = 1 << 30
 MAX_DEPTH = 100  # nesting of one document; Kubernetes objects stay far below
+TOO_DEEP = f"nesting deeper than {MAX_DEPTH} levels: no Kubernetes object or configuration nests so deep"
 MAX_ALIAS_NODES = 1_000_000  # nodes that aliases may add to one file when expanded
 #: decompressed/compressed ratio refused once the output passes GZIP_RATIO_FLOOR bytes; YAML and JSON
 #: dumps of clusters compress 10-40x, a bomb of one repeated byte 1000x
@@ -253,6 +254,8 @@ def yaml_error(e: yaml.YAMLError, source: str, *, error: type[InputError] = Inpu
     line = mark.line + 1 if mark is not None else None
     problem = getattr(e, "problem", None) or str(e).splitlines()[0]
     context = getattr(e, "context", None)
+    if "maximum nesting depth" in problem:  # libyaml >= 0.2.6 (PyYAML 6.0.4's wheels) stops at 1,000 levels
+        return error(TOO_DEEP, file=source, line=line)
     column = f" (column {mark.column + 1})" if mark is not None else ""
     return error(f"invalid YAML: {context + ', ' if context else ''}{problem}{column}", file=source, line=line)
 
@@ -337,7 +340,6 @@ def check_yaml_events(text: str, source: str, *, error: type[InputError] = Input
     def fail(message: str, index: int, ev: Any) -> InputError:
         return error(message, file=source, doc=index + doc_offset, line=ev.start_mark.line + 1 + line_offset)
 
-    too_deep = f"nesting deeper than {MAX_DEPTH} levels: no Kubernetes object or configuration nests so deep"
     if "&" not in text:  # no anchor, hence no alias: only the nesting needs watching (the common case)
         depth = 0
         index = 0
@@ -350,7 +352,7 @@ def check_yaml_events(text: str, source: str, *, error: type[InputError] = Input
                     continue
                 depth += d
                 if depth > MAX_DEPTH:
-                    raise fail(too_deep, index, ev)
+                    raise fail(TOO_DEEP, index, ev)
         return
     depth = 0
     index = 0
@@ -385,7 +387,7 @@ def check_yaml_events(text: str, source: str, *, error: type[InputError] = Input
         elif cls in starts:
             depth += 1
             if depth > MAX_DEPTH:
-                raise fail(too_deep, index, ev)
+                raise fail(TOO_DEEP, index, ev)
             open_anchors.append(ev.anchor)
             counts.append(1)
         elif cls in ends:
