@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 from pysched.cli import output as cli_output
 from pysched.cli.main import app
+from pysched.cli.messages import humane
 from pysched.errors import InputError
 from pysched.scheduler.simulation import Simulation
 from tests.golden import assert_golden
@@ -308,12 +309,29 @@ def test_usage_errors_in_our_words(args: list[str], said: str) -> None:
     assert "Value error" not in result.output and "Input should" not in result.output
 
 
+@pytest.mark.parametrize(("library", "ours"), [
+    ("Input should be greater than or equal to 0", "must be 0 or more"),
+    ("-1 is not in the range x>=0.", "must be 0 or more"),
+    ("Input should be greater than 1", "must be more than 1"),
+    ("0 is not in the range x>1.", "must be more than 1"),
+    ("Input should be a valid integer, unable to parse string as an integer", "expected a whole number"),
+    ("'x' is not a valid int.", "expected a whole number"),
+    ("'x' is not a valid integer.", "expected a whole number"),
+    ("'x' is not a valid float.", "expected a number"),
+    ("Value error, 'xml' is not one of 'table', 'json', 'yaml'", "'xml' is not one of 'table', 'json', 'yaml'"),
+], ids=["pydantic-min", "click-min", "pydantic-more", "click-more", "pydantic-int", "click-int", "click-integer",
+        "click-float", "pydantic-choice"])
+def test_both_libraries_phrasings_become_ours(library: str, ours: str) -> None:
+    """typer's messages come from pydantic (0.29 on) or click (before): either way the user reads ours."""
+    assert humane(library) == ours
+
+
 def test_help_has_meaningful_metavars() -> None:
     for cmd in ("simulate", "explain", "diff", "plugins", "snapshot"):
         text = ok(cmd, "--help")
         assert "<list[" not in text and "range>" not in text and "<str>" not in text and "<int>" not in text, cmd
     text = ok("simulate", "--help")
-    for expected in ("[SNAPSHOT]...", "-f, --filename FILE", "--config FILE", "--seed N", "--max-rows N",
+    for expected in ("[SNAPSHOT...]", "-f, --filename FILE", "--config FILE", "--seed N", "--max-rows N",
                      "--context NAME", "--pod NS/NAME", "--fail-on KIND"):
         assert expected in text
 

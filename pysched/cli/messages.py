@@ -18,6 +18,14 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^Input should be a valid number.*$"), "expected a number"),
     (re.compile(r"^Input should be a valid boolean.*$"), "expected true or false"),
     (re.compile(r"^Input should be (.*)$"), r"expected \1"),
+    # the same in click's phrasing (typer before 0.29)
+    (re.compile(r"^\S+ is not in the range x>=(\S+?)\.?$"), r"must be \1 or more"),
+    (re.compile(r"^\S+ is not in the range x>(\S+?)\.?$"), r"must be more than \1"),
+    (re.compile(r"^\S+ is not in the range x<=(\S+?)\.?$"), r"must be \1 or less"),
+    (re.compile(r"^\S+ is not in the range x<(\S+?)\.?$"), r"must be less than \1"),
+    (re.compile(r"^.* is not a valid int(eger)?\.?$"), "expected a whole number"),
+    (re.compile(r"^.* is not a valid float\.?$"), "expected a number"),
+    (re.compile(r"^.* is not a valid boolean\.?$"), "expected true or false"),
 ]
 
 

@@ -61,7 +61,7 @@ PLUGIN_DIR_HELP = ("A folder of out-of-tree plugin modules (repeatable); the che
 
 # snapshot sources
 SnapshotArgument = Annotated[list[str] | None, typer.Argument(
-    metavar="SNAPSHOT", help="Snapshot files or folders ('-' for stdin).", show_default=False)]
+    metavar="SNAPSHOT...", help="Snapshot files or folders ('-' for stdin).", show_default=False)]
 MoreFilenamesOption = Annotated[list[str] | None, typer.Option(
     "-f", "--filename", metavar="FILE", help="More snapshot files or folders (repeatable).")]
 FilenameOption = Annotated[list[str] | None, typer.Option("-f", "--filename", metavar="FILE", help=FILENAME_HELP)]
