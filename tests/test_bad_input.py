@@ -187,6 +187,20 @@ def test_bad_config(name: str, needles: list[str]) -> None:
         assert needle in result.stderr
 
 
+def test_libyaml_nesting_limit_reads_as_ours() -> None:
+    """libyaml 0.2.6 (PyYAML 6.0.4's wheels) stops at 1,000 levels in its scanner, before pysched's event
+    check sees a 101st: the error is pysched's either way, with the line."""
+    from pysched.errors import InputError
+    from pysched.snapshot.reader import MAX_DEPTH, yaml_error
+
+    mark = yaml.Mark("x.yaml", 0, 2, 1009, None, None)
+    raised = yaml.scanner.ScannerError("while increasing flow level", mark, "exceeded maximum nesting depth", mark)
+    error = yaml_error(raised, "x.yaml")
+    assert isinstance(error, InputError)
+    assert str(error) == f"x.yaml:3: nesting deeper than {MAX_DEPTH} levels: no Kubernetes object or " \
+                         "configuration nests so deep"
+
+
 # --------------------------------------------------------------------------- warnings reach the JSON output
 
 def test_rejected_and_unbound_pods_are_reported_in_json() -> None:
