@@ -4,6 +4,7 @@ texts and usage errors are the same as the app with every command prints."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -41,3 +42,26 @@ def test_a_run_imports_only_its_own_command() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-2:] == ["[]", "False False True"], done.stdout
+
+
+@pytest.mark.parametrize(("given", "kept"), [(None, "1"), ("3", "3")], ids=["unset", "set-by-user"])
+def test_the_entry_point_starts_numpy_with_one_blas_thread(given: str | None, kept: str) -> None:
+    """pysched calls no BLAS routine: the entry point asks OpenBLAS for one thread before numpy is imported
+    (a user's own setting wins), so a run is one thread, not one more per core."""
+    code = ("import atexit, os, sys\n"
+            "def report():\n"
+            "    tasks = len(os.listdir('/proc/self/task')) if os.path.isdir('/proc/self/task') else 1\n"
+            "    print(os.environ.get('OPENBLAS_NUM_THREADS'), 'numpy' in sys.modules, tasks)\n"
+            "atexit.register(report)\n"
+            "sys.argv = ['pysched', 'plugins']\n"
+            "from pysched.cli.main import main\n"
+            "main()\n")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    value, numpy_loaded, tasks = done.stdout.splitlines()[-1].split()
+    assert (value, numpy_loaded) == (kept, "True")
+    if given is None:
+        assert tasks == "1"

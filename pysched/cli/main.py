@@ -59,6 +59,9 @@ def __getattr__(name: str) -> Any:
 
 
 def main() -> None:
+    # pysched calls no BLAS routine, yet numpy's import starts an OpenBLAS thread per core; on a small
+    # machine those threads cost a tenth of a second of CPU at every start, beside the main thread
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     args = sys.argv[1:]
     app = build_app(args[0] if args and args[0] in dict(COMMANDS) else None)
     try:
