@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -65,3 +66,18 @@ def test_the_entry_point_starts_numpy_with_one_blas_thread(given: str | None, ke
     assert (value, numpy_loaded) == (kept, "True")
     if given is None:
         assert tasks == "1"
+
+
+def test_a_simulate_run_leaves_unused_libraries_unloaded() -> None:
+    """What a plain run never uses would cost start-up time at every run: XML (only --junit writes it),
+    pydantic (typer 0.29's option validators), the kubernetes client (live clusters only)."""
+    demo = str(Path(__file__).resolve().parents[1] / "fixtures" / "demo.yaml")
+    code = ("import atexit, sys\n"
+            "atexit.register(lambda: print(sorted(n for n in ('xml.etree.ElementTree', 'pydantic', 'kubernetes')\n"
+            "                                                  if n in sys.modules)))\n"
+            f"sys.argv = ['pysched', 'simulate', {demo!r}, '-o', 'json']\n"
+            "from pysched.cli.main import main\n"
+            "main()\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "[]"

@@ -9,7 +9,6 @@ API server would have refused the object. Objects are never mutated: a simulatio
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -367,6 +366,8 @@ class DRAObjects:
 def generated_claim_name(pod_name: str, pod_claim: str, pod_uid: str) -> str:
     """``<pod>-<claim>-<5 chars>``: the resourceclaim controller's generateName with a suffix derived
     from the pod (the controller's is random)."""
+    import hashlib  # only pods with claim templates need it; OpenSSL's start stays off every other run
+
     alphabet = "bcdfghjklmnpqrstvwxz2456789"
     digest = hashlib.sha256(f"{pod_uid}/{pod_claim}".encode()).digest()
     suffix = "".join(alphabet[b % len(alphabet)] for b in digest[:5])

@@ -16,7 +16,6 @@ FILE``) so that scenario files can carry the same clauses.
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -214,6 +213,8 @@ def _land(e: Expectation, result: SimulationResult, rows: dict[str, sm.PodRow]) 
 # ---------------------------------------------------------------------------------------------- JUnit
 def junit_xml(verdicts: list[Verdict], suite: str = "pysched expectations") -> str:
     """One ``<testsuite>`` (inside ``<testsuites>``), one ``<testcase>`` per expectation."""
+    import xml.etree.ElementTree as ET  # only --junit writes XML; a run without it never loads expat
+
     failures = sum(1 for v in verdicts if not v.passed)
     root = ET.Element("testsuites", name="pysched", tests=str(len(verdicts)), failures=str(failures), errors="0")
     ts = ET.SubElement(root, "testsuite", name=suite, tests=str(len(verdicts)), failures=str(failures),
