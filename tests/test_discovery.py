@@ -251,6 +251,49 @@ def test_entry_point_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.delitem(sys.modules, "acme_zone_plugin", raising=False)
 
 
+def _site(root: Path, group: str | None) -> Path:
+    info = root / "site" / "acme_sched-1.0.dist-info"
+    info.mkdir(parents=True)
+    if group is not None:
+        (info / "entry_points.txt").write_text(f"[{group}]\nx = acme_x\n")
+    return root / "site"
+
+
+@pytest.mark.parametrize(("layout", "expected"), [
+    ("declares-the-group", True),
+    ("other-groups-only", False),
+    ("no-entry-points-file", False),
+    ("missing-folder", False),
+    ("zip-archive", True),
+])
+def test_entry_points_are_parsed_only_when_a_package_may_declare_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: str, expected: bool) -> None:
+    """importlib.metadata (its import and a parse of every package's file) is asked only when a package's
+    entry_points.txt names the group, or the path holds what the quick look cannot read."""
+    entry = {
+        "declares-the-group": lambda: _site(tmp_path, ENTRY_POINT_GROUP),
+        "other-groups-only": lambda: _site(tmp_path, "console_scripts"),
+        "no-entry-points-file": lambda: _site(tmp_path, None),
+        "missing-folder": lambda: tmp_path / "absent",
+        "zip-archive": lambda: (tmp_path / "lib.zip", (tmp_path / "lib.zip").write_bytes(b"PK"))[0],
+    }[layout]()
+    monkeypatch.setattr(sys, "path", [str(entry)])
+    assert discovery._may_declare_entry_points() is expected
+
+
+def test_a_run_without_entry_points_never_imports_importlib_metadata() -> None:
+    import subprocess
+
+    code = ("import sys\n"
+            "from pysched.framework.discovery import build_registry\n"
+            "from pysched.plugins import in_tree_registry\n"
+            "build_registry([], base=in_tree_registry())\n"
+            "print('importlib.metadata' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False"]
+
+
 def test_entry_point_clash_and_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     make_distribution(tmp_path, "acme_taint", FILTER_PLUGIN.format(name="TaintToleration"), "taints")
     monkeypatch.syspath_prepend(str(tmp_path))
