@@ -97,3 +97,73 @@ def test_feasible_nodes_are_the_window_rows(tmp_path: Path, monkeypatch: pytest.
     reg = in_tree_registry()
     Simulation(load_snapshot([str(path)]), load_config(None, reg), reg, SimulationOptions()).run()
     assert seen["windows"] > 100 and seen["wrapped"] > 10
+
+
+def _small_nodes_cluster() -> dict:
+    """1,000 small nodes (some tainted, some with an extended resource), pods that fill them: windows with
+    rows rejected by NodeResourcesFit (several reasons) and TaintToleration."""
+    items: list[dict] = []
+    for i in range(1000):
+        alloc = {"cpu": "1", "memory": "2Gi", "pods": "4" if i % 7 else "1"}
+        if i % 5 == 0:
+            alloc["example.com/gpu"] = "1"
+        spec: dict = {"taints": [{"key": "dedicated", "value": "x", "effect": "NoSchedule"}]} if i % 11 == 0 else {}
+        items.append({"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i:04d}", "labels": {}},
+                      "spec": spec, "status": {"allocatable": alloc, "capacity": alloc}})
+    for j in range(700):
+        req = {"cpu": ["300m", "600m", "100m"][j % 3], "memory": ["256Mi", "1Gi", "1500Mi"][j % 3]}
+        if j % 9 == 0:
+            req["example.com/gpu"] = "1"
+        spec = {"containers": [{"name": "c", "image": "app:1", "resources": {"requests": req}}]}
+        if j % 4 == 0:
+            spec["tolerations"] = [{"key": "dedicated", "operator": "Equal", "value": "x", "effect": "NoSchedule"}]
+        items.append({"apiVersion": "v1", "kind": "Pod",
+                      "metadata": {"name": f"p{j:04d}", "namespace": "default", "uid": f"u{j}",
+                                   "creationTimestamp": "2024-01-01T00:00:00Z"}, "spec": spec})
+    return {"apiVersion": "v1", "kind": "List", "items": items}
+
+
+def test_stretch_verdicts_give_the_whole_row_window(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """NodeResourcesFit's verdict asked for the searched stretch only (``batch_filter_span``) gives, cycle
+    by cycle, the same feasible nodes, rows, end and rejected nodes' statuses (code, reasons, plugin) as
+    the whole-row verdicts."""
+    from pysched.framework.interface import NodeToStatus
+
+    path = tmp_path / "cluster.json"
+    path.write_text(json.dumps(_small_nodes_cluster()))
+    real = fastfilter.find_feasible
+    real_span = fastfilter._span_window
+    seen = {"span": 0, "span with rejections": 0}
+
+    def spy(fwk: Any, cluster: Any, state: Any, pod: Any, statuses: Any, start: int, to_find: int,
+            *rest: Any) -> Any:
+        ref_statuses = NodeToStatus()
+        monkeypatch.setattr(fastfilter, "_span_window", lambda *a: None)
+        ref = real(fwk, cluster, state, pod, ref_statuses, start, to_find, *rest)
+        ref_rows = state.read(ROWS_KEY)[1].tolist() if ref is not None else None
+        monkeypatch.setattr(fastfilter, "_span_window", counting)
+        out = real(fwk, cluster, state, pod, statuses, start, to_find, *rest)
+        assert (ref is None) == (out is None)
+        if out is not None:
+            assert [ni.name for ni in out] == [ni.name for ni in ref]
+            assert state.read(ROWS_KEY)[1].tolist() == ref_rows
+            assert len(statuses) == len(ref_statuses)
+
+            def flat(s: Any) -> list:
+                return [(k, v.code, tuple(v.reasons), v.plugin) for k, v in s.statuses.items()]
+            assert flat(statuses) == flat(ref_statuses)
+        return out
+
+    def counting(*a: Any) -> Any:
+        got = real_span(*a)
+        if got is not None:
+            seen["span"] += 1
+            seen["span with rejections"] += len(a[2]) > 0
+        return got
+
+    monkeypatch.setattr("pysched.scheduler.cycle.find_feasible", spy)
+    reg = in_tree_registry()
+    cfg = load_config(None, reg)
+    cfg.percentage_of_nodes_to_score = 5  # 100 nodes to find among 1,000: a stretch of 266 rows
+    Simulation(load_snapshot([str(path)]), cfg, reg, SimulationOptions()).run()
+    assert seen["span"] > 100 and seen["span with rejections"] > 50, seen

@@ -142,9 +142,13 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
     combined = False
     verdicts: list[tuple[int, str, BatchVerdict]] = []
     rest: list[tuple[int, object]] = []
+    spans: list[tuple[int, str, object]] = []  # plugins whose verdict may be asked for a stretch of rows only
     for at, p in enumerate(fwk.filter):
         name = p.name
         if name in skip:
+            continue
+        if hasattr(p, "batch_filter_span"):
+            spans.append((at, name, p))
             continue
         fn = getattr(p, "batch_filter", None)  # batch_verdict, inlined: this runs for every plugin and pod
         v = None
@@ -166,11 +170,37 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
         else:
             np.logical_and(mask, ok, out=mask)
             combined = True
+    nominated_rows = {cols.index[name] for name in nominated if name in cols.index} if nominated else set()
+    if spans:
+        if not rest and not nominated_rows:
+            window = _span_window(state, pod, statuses, cols, verdicts, spans, mask, start, n, to_find)
+            if window is not None:
+                return window
+        # every row's verdict after all (the stretch held too few passing rows, or the window is walked)
+        late: list[tuple[int, str, BatchVerdict]] = []
+        for at, name, sp in spans:
+            v = batch_verdict(sp, state, pod, cols)
+            if v is None:
+                rest.append((at, sp))
+                continue
+            late.append((at, name, v))
+            ok = v.ok
+            if ok is everyone:
+                continue
+            if mask is None:
+                twice = np.concatenate((ok, ok))
+                mask = twice[:n]
+            else:
+                np.logical_and(mask, ok, out=mask)
+                combined = True
+        if late:
+            verdicts = sorted(verdicts + late, key=lambda t: t[0])  # Filter order: the first rejection counts
+        if rest:
+            rest.sort(key=lambda t: t[0])
     if not verdicts:
         return None  # no plugin has a verdict: the per-node loop is as fast
     if combined and twice is not None:
         twice[n:] = mask
-    nominated_rows = {cols.index[name] for name in nominated if name in cols.index} if nominated else set()
     if not rest and not nominated_rows:
         rows, end = _window(twice, start, n, to_find)
         n_rejected = end - len(rows)
@@ -248,6 +278,70 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
             found[k] = (found[k][0], st)
     statuses.statuses.update(found)  # type: ignore[arg-type]
     state.write(ROWS_KEY, (feasible, np.array(kept, dtype=np.int64), cols))
+    return feasible
+
+
+def _span_window(state: CycleState, pod: Pod, statuses: NodeToStatus, cols: NodeColumns,
+                 verdicts: list[tuple[int, str, BatchVerdict]], spans: list[tuple[int, str, object]],
+                 mask: np.ndarray | None, start: int, n: int, to_find: int) -> list[NodeInfo] | None:
+    """The window when every plugin has a verdict and nobody is nominated, with the ``spans`` plugins'
+    verdicts asked for the stretch ``_window`` searches first only (``start`` .. ``start + 2 * (to_find + 1)
+    + 64``, not wrapping): the same rows, end and statuses as the whole-row verdicts. None when the
+    stretch wraps, a plugin has no verdict for it, or it holds too few passing rows (then nothing was set)."""
+    lo, hi = start, start + 2 * (to_find + 1) + 64
+    if hi >= n:
+        return None
+    local: list[tuple[int, str, BatchVerdict]] = []
+    for at, name, p in spans:
+        try:
+            v = p.batch_filter_span(state, pod, cols, lo, hi)  # type: ignore[attr-defined]
+        except Exception:
+            v = None  # the per-node path runs the plugin and reports what it raises
+        if v is None:
+            return None
+        local.append((at, name, v))
+    comb = local[0][2].ok if mask is None else mask[lo:hi]
+    others = [v.ok for _, _, v in local[1:]] if mask is None else [v.ok for _, _, v in local]
+    if others:
+        comb = np.logical_and(comb, others[0])
+        for ok in others[1:]:
+            np.logical_and(comb, ok, out=comb)
+    found = comb.nonzero()[0]
+    if len(found) <= to_find:
+        return None
+    end = int(found[to_find])
+    rows = found[:to_find] + lo
+    n_rejected = end - to_find
+    if n_rejected:
+        # every verdict in Filter order, each with the offset of its rows (the stretch's own or all rows)
+        ordered = sorted([(at, name, v, lo) for at, name, v in verdicts] + [(at, name, v, 0) for at, name, v in local],
+                         key=lambda t: t[0])
+        judged = comb  # only read (it may be a verdict's own array)
+
+        def fill(into: dict[str, Status]) -> None:
+            pos = np.flatnonzero(~judged[:end])
+            out = np.empty(len(pos), dtype=object)
+            left = np.arange(len(pos))
+            for _, name, v, off in ordered:
+                if not len(left):
+                    break
+                at_rows = pos[left] + off
+                bad = ~v.ok[at_rows]
+                if not bad.any():
+                    continue
+                sel = left[bad]
+                sts = v.statuses(pos[sel] + off)
+                for st in sts:
+                    st.plugin = name
+                out[sel] = np.fromiter(sts, dtype=object, count=len(sel))
+                left = left[~bad]
+            into.update(zip(cols.names_arr[pos + lo].tolist(), out.tolist(), strict=True))
+
+        statuses.defer(n_rejected, fill)
+        feasible: list[NodeInfo] = cols.infos_arr[rows].tolist()
+    else:
+        feasible = cols.infos[lo:lo + to_find]
+    state.write(ROWS_KEY, (feasible, rows, cols))
     return feasible
 
 

@@ -177,6 +177,15 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlug
         """``fitsRequest`` over the node columns. A rejected row's kind is a bit set (bit i: check i
         failed, in ``fits_request``'s order; the top bit: some failing resource exceeds allocatable),
         so every row with the same kind shares one Status."""
+        return self._verdict(state, cols, slice(None))
+
+    def batch_filter_span(self, state: CycleState, pod: Pod, cols: NodeColumns, lo: int, hi: int
+                          ) -> BatchVerdict | None:
+        """``batch_filter`` of the rows ``lo .. hi - 1`` only (its ``ok[lo:hi]``; statuses of positions in
+        the span)."""
+        return self._verdict(state, cols, slice(lo, hi))
+
+    def _verdict(self, state: CycleState, cols: NodeColumns, sl: slice) -> BatchVerdict | None:
         req = state.read(PRE_FILTER_STATE_KEY)
         if req is None:
             return None
@@ -184,20 +193,20 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlug
         # first. The room arrays are this verdict's own (the rejected rows' statuses describe the nodes at
         # verdict time); allocatable never changes.
         checks: list[tuple[str, np.ndarray, np.ndarray | None, int]] = [
-            (REASON_TOO_MANY_PODS, cols.pod_room.copy(), None, 1)]  # (free_pods >= 1, this verdict's own)
+            (REASON_TOO_MANY_PODS, cols.pod_room[sl].copy(), None, 1)]  # (free_pods >= 1, this verdict's own)
         q_cpu, q_mem = req.milli_cpu, req.memory
         if 0 < q_cpu < _BIG and 0 < q_mem < _BIG:  # both at once: one comparison over the two-row array
-            room2 = cols.free2 >= np.array(((q_cpu,), (q_mem,)), dtype=np.int64)
-            checks.append(("Insufficient cpu", room2[0], cols.alloc_cpu, q_cpu))
-            checks.append(("Insufficient memory", room2[1], cols.alloc_mem, q_mem))
+            room2 = cols.free2[:, sl] >= np.array(((q_cpu,), (q_mem,)), dtype=np.int64)
+            checks.append(("Insufficient cpu", room2[0], cols.alloc_cpu[sl], q_cpu))
+            checks.append(("Insufficient memory", room2[1], cols.alloc_mem[sl], q_mem))
         else:
             if q_cpu > 0:
-                checks.append(("Insufficient cpu", cols.free_cpu >= q_cpu, cols.alloc_cpu, q_cpu))
+                checks.append(("Insufficient cpu", cols.free_cpu[sl] >= q_cpu, cols.alloc_cpu[sl], q_cpu))
             if q_mem > 0:
-                checks.append(("Insufficient memory", cols.free_mem >= q_mem, cols.alloc_mem, q_mem))
+                checks.append(("Insufficient memory", cols.free_mem[sl] >= q_mem, cols.alloc_mem[sl], q_mem))
         q = req.ephemeral_storage
         if q > 0:
-            checks.append(("Insufficient ephemeral-storage", cols.free_eph >= q, cols.alloc_eph, q))
+            checks.append(("Insufficient ephemeral-storage", cols.free_eph[sl] >= q, cols.alloc_eph[sl], q))
         if req.scalar:
             for name, q in req.scalar.items():
                 if q == 0:
@@ -206,7 +215,7 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlug
                         self.ignored_resource_groups and name.split("/", 1)[0] in self.ignored_resource_groups)):
                     continue
                 have, in_use = cols.scalar(name)
-                checks.append((f"Insufficient {name}", have - in_use >= q, have, q))
+                checks.append((f"Insufficient {name}", have[sl] - in_use[sl] >= q, have[sl], q))
         if len(checks) > 60:
             return None  # the kinds are 64-bit sets
         if len(checks) == 1:
