@@ -19,9 +19,11 @@ if TYPE_CHECKING:
     from pysched.snapshot.nodeinfo import NodeInfo
 
 ROWS_KEY = "pysched/feasible-rows"  # CycleState: (the feasible list, its rows, the columns)
-#: bound of the cpu/memory quantities (allocatable, requested) for ``NodeColumns.small``: times 100 they stay
-#: far inside int64, and as float64 they and their sums with a request below SMALL are exact (< 2**53)
-SMALL = 1 << 50
+#: bound of the cpu/memory quantities (allocatable, requested) for ``NodeColumns.small`` (64 Ti: bytes of
+#: memory, millicores of cpu): times 100 they are still exact float64 integers (< 2**53), and a quotient of
+#: two such numbers at most 100 rounds to a float whose floor is the integer quotient (its distance to the
+#: next integer, at least 1 / allocatable, exceeds half a float step there)
+SMALL = 1 << 46
 
 
 class NodeColumns:
@@ -48,7 +50,7 @@ class NodeColumns:
         self.nz_cpu, self.nz_mem = self.nz2[0], self.nz2[1]
         # (allocatable - non-zero requested) * 100 (LeastAllocated's numerator before the pod's request), and
         # requested / allocatable as float64 (BalancedAllocation's fraction operands), cpu and memory rows
-        self.nz_room100 = np.zeros((2, self.n), dtype=np.int64)
+        self.nz_room100 = np.zeros((2, self.n), dtype=np.float64)
         self.req2_f = np.zeros((2, self.n), dtype=np.float64)
         self.alloc2_f = np.zeros((2, self.n), dtype=np.float64)
         self.small = True  # every cpu/memory quantity read so far is below SMALL (see the scorers' short forms)

@@ -315,16 +315,19 @@ class ResourceAllocationScorer:
 
     def _least_allocated_pair(self, cols: NodeColumns, rows: np.ndarray | slice, pr: tuple[int, int]) -> np.ndarray:
         """``_least_allocated_rows`` of cpu and memory as one two-row step (``cols.small``, requests in
-        [0, SMALL)): per resource ``max(((a - nz) * 100 - pr * 100) // a, 0)``, which is the same integer as
-        ``max(a - nz - pr, 0) * 100 // a`` (a negative numerator floors below 0)."""
+        [0, SMALL)): per resource ``max(((a - nz) * 100 - pr * 100) / a, 0)`` in float64, truncated, which
+        is the integer ``max(a - nz - pr, 0) * 100 // a``: the numerator is exact when it is not negative
+        (a negative one stays negative and gives 0), and the quotient's float truncates to the integer
+        quotient (see ``SMALL``). Integer division costs several times the float steps."""
         _, _, w_cpu, w_mem = self._pair  # type: ignore[misc]
-        g = cols.nz_room100[:, rows] - np.array(((pr[0] * 100,), (pr[1] * 100,)), dtype=np.int64)
-        g //= cols.alloc2[:, rows]  # allocatable > 0 on every row (_usable)
-        np.maximum(g, 0, out=g)
+        f = cols.nz_room100[:, rows] - np.array(((float(pr[0] * 100),), (float(pr[1] * 100),)), dtype=np.float64)
+        f /= cols.alloc2_f[:, rows]  # allocatable > 0 on every row (_usable)
+        np.maximum(f, 0.0, out=f)
+        g = f.astype(np.int64)  # truncation = floor here (not negative)
         if w_cpu == 1 and w_mem == 1:
             total = g[0]
             total += g[1]
-            total //= 2
+            total >>= 1  # // 2 of numbers not negative
             return total
         total = g[0] * w_cpu if w_cpu != 1 else g[0]
         total += g[1] * w_mem
