@@ -143,11 +143,14 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
     verdicts: list[tuple[int, str, BatchVerdict]] = []
     rest: list[tuple[int, object]] = []
     spans: list[tuple[int, str, object]] = []  # plugins whose verdict may be asked for a stretch of rows only
+    # the stretch ``_span_window`` asks for must not wrap; when it would, those plugins give their whole-row
+    # verdict in Filter order with the others (no late merge)
+    stretch = not nominated and start + 2 * (to_find + 1) + 64 < n
     for at, p in enumerate(fwk.filter):
         name = p.name
         if name in skip:
             continue
-        if hasattr(p, "batch_filter_span"):
+        if stretch and hasattr(p, "batch_filter_span"):
             spans.append((at, name, p))
             continue
         fn = getattr(p, "batch_filter", None)  # batch_verdict, inlined: this runs for every plugin and pod

@@ -118,6 +118,25 @@ class NodeColumns:
         return np.fromiter((index[ni.name] for ni in nodes), dtype=np.int64, count=len(nodes))
 
 
+_PAIRS: dict[tuple[bool, Any, Any], np.ndarray] = {}
+
+
+def pair_column(a: int | float, b: int | float) -> np.ndarray:
+    """``np.array(((a,), (b,)))`` (int64 for ints, float64 for floats; read only), kept per value pair: the
+    per-pod operand of the two-row (cpu, memory) steps, which pods of one shape share (building a small
+    array from nested tuples costs more than the step it feeds)."""
+    is_float = isinstance(a, float)
+    key = (is_float, a, b)  # (1 == 1.0: the type is part of the key)
+    arr = _PAIRS.get(key)
+    if arr is None:
+        if len(_PAIRS) > 4096:
+            _PAIRS.clear()
+        arr = np.array(((a,), (b,)), dtype=np.float64 if is_float else np.int64)
+        arr.flags.writeable = False
+        _PAIRS[key] = arr
+    return arr
+
+
 def columns_for(state: ClusterState) -> NodeColumns:
     """The state's columns, built on first use and brought up to date."""
     cols: NodeColumns | None = getattr(state, "_pysched_columns", None)

@@ -35,7 +35,7 @@ from pysched.plugins.noderesources.resource_allocation import (
     most_allocated_scorer,
     requested_to_capacity_ratio_scorer,
 )
-from pysched.snapshot.columns import NodeColumns, feasible_rows
+from pysched.snapshot.columns import NodeColumns, feasible_rows, pair_column
 from pysched.snapshot.nodeinfo import NodeInfo
 
 NAME = "NodeResourcesFit"
@@ -196,7 +196,7 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlug
             (REASON_TOO_MANY_PODS, cols.pod_room[sl].copy(), None, 1)]  # (free_pods >= 1, this verdict's own)
         q_cpu, q_mem = req.milli_cpu, req.memory
         if 0 < q_cpu < _BIG and 0 < q_mem < _BIG:  # both at once: one comparison over the two-row array
-            room2 = cols.free2[:, sl] >= np.array(((q_cpu,), (q_mem,)), dtype=np.int64)
+            room2 = cols.free2[:, sl] >= pair_column(q_cpu, q_mem)
             checks.append(("Insufficient cpu", room2[0], cols.alloc_cpu[sl], q_cpu))
             checks.append(("Insufficient memory", room2[1], cols.alloc_mem[sl], q_mem))
         else:

@@ -22,7 +22,7 @@ from pysched.model.objects import Pod
 from pysched.model.quantity import milli_to_value
 from pysched.model.resources import CPU, EPHEMERAL, MEMORY, NON_ZERO_DEFAULTS, is_scalar
 from pysched.plugins.helper import go_div, go_round
-from pysched.snapshot.columns import SMALL
+from pysched.snapshot.columns import SMALL, pair_column
 from pysched.snapshot.nodeinfo import NodeInfo
 
 if TYPE_CHECKING:
@@ -320,7 +320,7 @@ class ResourceAllocationScorer:
         (a negative one stays negative and gives 0), and the quotient's float truncates to the integer
         quotient (see ``SMALL``). Integer division costs several times the float steps."""
         _, _, w_cpu, w_mem = self._pair  # type: ignore[misc]
-        f = cols.nz_room100[:, rows] - np.array(((float(pr[0] * 100),), (float(pr[1] * 100),)), dtype=np.float64)
+        f = cols.nz_room100[:, rows] - pair_column(float(pr[0] * 100), float(pr[1] * 100))
         f /= cols.alloc2_f[:, rows]  # allocatable > 0 on every row (_usable)
         np.maximum(f, 0.0, out=f)
         g = f.astype(np.int64)  # truncation = floor here (not negative)
@@ -340,7 +340,7 @@ class ResourceAllocationScorer:
         """``_balanced_rows`` of cpu and memory as one two-row step (``cols.small``, requests in [0, SMALL)):
         float64(requested) + float64(request) is float64(requested + request) there (exact), so the
         fractions and every later step are the same floats."""
-        f = cols.req2_f[:, rows] + np.array(((float(pr[0]),), (float(pr[1]),)), dtype=np.float64)
+        f = cols.req2_f[:, rows] + pair_column(float(pr[0]), float(pr[1]))
         f /= cols.alloc2_f[:, rows]
         np.minimum(f, 1.0, out=f)
         d = f[0] - f[1]  # |cpu - memory| = |memory - cpu|: the steps' order does not change the result
