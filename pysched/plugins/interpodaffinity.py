@@ -297,7 +297,10 @@ class PreScoreState(StateData):
 
     def empty(self) -> bool:
         if self._parts is None:
-            return not any(a.present() for a in self.aggregates)
+            for a in self.aggregates:  # (a loop, not any() over a generator: asked once per scored pod)
+                if a.matches > 0:  # _DomainSums.present()
+                    return False
+            return True
         return not any(self._parts)
 
     def clone(self) -> PreScoreState:

@@ -82,24 +82,27 @@ def _first_rejections(verdicts: list[tuple[int, str, BatchVerdict]], rows: np.nd
     return pos, out
 
 
-def _window(twice: np.ndarray | None, start: int, n: int, to_find: int) -> tuple[np.ndarray, int]:
+def _window(mask: np.ndarray | None, start: int, n: int, to_find: int) -> tuple[np.ndarray, int]:
     """The sequential loop's window over the rows from ``start`` (rotating): the rows of its first
     ``to_find`` passing nodes and its end, the number of positions it examined (it ends before the next
-    passing node after the count, else after every node). ``twice``: which rows pass, the n rows twice over
-    (so that ``[start:start + n]`` is the rotation); None: every row passes. A stretch a little longer than
-    the window is searched first, the whole rotation only when it holds too few passing nodes."""
+    passing node after the count, else after every node). ``mask``: which rows pass (only read); None:
+    every row passes. A stretch a little longer than the window (up to the last row) is searched first,
+    the whole rotation (the rows twice over, so that it is one slice) only when it holds too few passing
+    nodes."""
     need = to_find + 1
-    if twice is None:
+    if mask is None:
         end = to_find if n >= need else n
         return _rotated_rows(n)[start:start + end].copy(), end
     size = 2 * need + 64
-    found = None
-    if size < n:
-        found = twice[start:start + size].nonzero()[0]  # 1-D: flatnonzero without its ravel
-        if len(found) < need:
-            found = None
-    if found is None:
-        found = twice[start:start + n].nonzero()[0]
+    # the stretch up to the last row first: when it holds the window, positions are rows - start
+    found = mask[start:min(start + size, n)].nonzero()[0]  # 1-D: flatnonzero without its ravel
+    if len(found) >= need:
+        end = int(found[to_find])
+        rows = found[:to_find]
+        rows += start
+        return rows, end
+    if start + size < n or start:  # (else that stretch was the whole rotation)
+        found = (np.concatenate((mask, mask))[start:start + n] if start else mask).nonzero()[0]
     if len(found) > to_find:
         end = int(found[to_find])
         found = found[:to_find]
@@ -137,9 +140,10 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
     cols = columns_for(cluster)
     skip = state.skip_filter_plugins
     everyone = every_row_passes(cols)
-    mask: np.ndarray | None = None  # the rows every verdict lets pass (this cycle's own array)
-    twice: np.ndarray | None = None  # ``mask`` twice over (``mask`` is its first half)
-    combined = False
+    # the rows every verdict lets pass: the one rejecting verdict's own ``ok`` (only read), or this cycle's
+    # own array once a second verdict rejects rows (``own``)
+    mask: np.ndarray | None = None
+    own = False
     verdicts: list[tuple[int, str, BatchVerdict]] = []
     rest: list[tuple[int, object]] = []
     spans: list[tuple[int, str, object]] = []  # plugins whose verdict may be asked for a stretch of rows only
@@ -168,11 +172,12 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
         if ok is everyone:
             continue  # rejects no row: nothing to combine
         if mask is None:
-            twice = np.concatenate((ok, ok))  # the rows twice over: the window's rotation is one slice
-            mask = twice[:n]
-        else:
+            mask = ok
+        elif own:
             np.logical_and(mask, ok, out=mask)
-            combined = True
+        else:
+            mask = np.logical_and(mask, ok)
+            own = True
     nominated_rows = {cols.index[name] for name in nominated if name in cols.index} if nominated else set()
     if spans:
         if not rest and not nominated_rows:
@@ -191,26 +196,25 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
             if ok is everyone:
                 continue
             if mask is None:
-                twice = np.concatenate((ok, ok))
-                mask = twice[:n]
-            else:
+                mask = ok
+            elif own:
                 np.logical_and(mask, ok, out=mask)
-                combined = True
+            else:
+                mask = np.logical_and(mask, ok)
+                own = True
         if late:
             verdicts = sorted(verdicts + late, key=lambda t: t[0])  # Filter order: the first rejection counts
         if rest:
             rest.sort(key=lambda t: t[0])
     if not verdicts:
         return None  # no plugin has a verdict: the per-node loop is as fast
-    if combined and twice is not None:
-        twice[n:] = mask
     if not rest and not nominated_rows:
-        rows, end = _window(twice, start, n, to_find)
+        rows, end = _window(mask, start, n, to_find)
         n_rejected = end - len(rows)
         if n_rejected and mask is not None:  # (every row passes without a mask: nothing rejected)
             judged = mask
 
-            def fill(into: dict[str, Status]) -> None:  # ``mask`` and the verdicts' arrays are this cycle's own
+            def fill(into: dict[str, Status]) -> None:  # ``mask`` and the verdicts' arrays are never written
                 window = _rotated_rows(n)[start:start + end]
                 rejected = window[~judged[window]]
                 _, sts = _first_rejections(verdicts, rejected)
