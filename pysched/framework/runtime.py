@@ -490,11 +490,17 @@ class Framework:
         except Exception:
             return None, self._locate_score_fault(p, state, pod, nodes)
         if step.has_normalize:
-            if step.batch_normalize is None:
+            fn = step.batch_normalize
+            if fn is not None:  # (``_normalize_array``'s first form, without its lookups)
+                try:
+                    arr = np.asarray(fn(state, pod, arr), dtype=np.int64)
+                except Exception as exc:
+                    return None, plugin_fault(step.name, "NormalizeScore", pod, exc)
+            else:
                 batched = False
-            arr, st = self._normalize_array(p, state, pod, nodes, arr)
-            if st is not None:
-                return None, st
+                arr, st = self._normalize_array(p, state, pod, nodes, arr)
+                if st is not None:
+                    return None, st
         # in_range: the plugin's batched forms give scores in range by construction (no check needed)
         if len(arr) and not (batched and step.in_range) and _beyond_range(arr):
             return None, _out_of_range(step.name, arr.tolist())

@@ -915,7 +915,11 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         if not isinstance(s, PreScoreState):
             return None
         topo = topology_arrays(cols)
-        if s.aggregates and all(a.topo is topo for a in s.aggregates):
+        kept = bool(s.aggregates)
+        for agg in s.aggregates:  # (a loop, not all() over a generator: once per scored pod)
+            if agg.topo is not topo:
+                kept = False
+        if kept:
             total: np.ndarray | None = None
             for agg in s.aggregates:
                 for tk, weights in agg.weights.items():

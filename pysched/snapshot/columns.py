@@ -39,27 +39,28 @@ class NodeColumns:
             self.names_arr[i] = ni.name
             self.infos_arr[i] = ni
         self._scalar: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # name -> (allocatable, requested)
-        z = np.zeros(self.n, dtype=np.int64)
-        # cpu and memory side by side (row 0 cpu, row 1 memory; the 1-D names are views of them), so that
-        # the resource scores treat both in one array step
-        self.alloc2 = np.zeros((2, self.n), dtype=np.int64)
-        self.alloc_cpu, self.alloc_mem = self.alloc2[0], self.alloc2[1]
-        self.alloc_eph, self.alloc_pods = z.copy(), z.copy()
-        self.req_cpu, self.req_mem, self.req_eph, self.num_pods = z.copy(), z.copy(), z.copy(), z.copy()
-        self.nz2 = np.zeros((2, self.n), dtype=np.int64)
-        self.nz_cpu, self.nz_mem = self.nz2[0], self.nz2[1]
+        # Every int64 quantity is a row of one array, so that a node's changed numbers are stored in one
+        # step (``_read``): rows 0-1 allocatable cpu/memory, 2-3 non-zero requested cpu/memory, 4-5
+        # allocatable - requested cpu/memory, 6-8 requested cpu/memory/ephemeral, 9 pod count, 10-11
+        # allocatable - requested ephemeral/pods (rows 2-11 change on bind), 12-13 allocatable
+        # ephemeral/pods. cpu and memory side by side, so that the resource steps treat both in one array
+        # step; the 1-D names are views of the rows.
+        ints = self._ints = np.zeros((14, self.n), dtype=np.int64)
+        self.alloc2, self.nz2, self.free2 = ints[0:2], ints[2:4], ints[4:6]
+        self.alloc_cpu, self.alloc_mem = ints[0], ints[1]
+        self.nz_cpu, self.nz_mem = ints[2], ints[3]
+        # allocatable - requested, kept with the rows (NodeResourcesFit's batched Filter reads them)
+        self.free_cpu, self.free_mem = ints[4], ints[5]
+        self.req_cpu, self.req_mem, self.req_eph, self.num_pods = ints[6], ints[7], ints[8], ints[9]
+        self.free_eph, self.free_pods = ints[10], ints[11]
+        self.alloc_eph, self.alloc_pods = ints[12], ints[13]
         # (allocatable - non-zero requested) * 100 (LeastAllocated's numerator before the pod's request), and
-        # requested / allocatable as float64 (BalancedAllocation's fraction operands), cpu and memory rows
-        self.nz_room100 = np.zeros((2, self.n), dtype=np.float64)
-        self.req2_f = np.zeros((2, self.n), dtype=np.float64)
+        # requested cpu/memory as float64 (BalancedAllocation's fraction operands), in one array too
+        floats = self._floats = np.zeros((4, self.n), dtype=np.float64)
+        self.nz_room100, self.req2_f = floats[0:2], floats[2:4]
         self.alloc2_f = np.zeros((2, self.n), dtype=np.float64)
         self.small = True  # every cpu/memory quantity read so far is below SMALL (see the scorers' short forms)
-        # allocatable - requested, kept with the rows (NodeResourcesFit's batched Filter reads them; cpu and
-        # memory side by side as above), and whether a node has room for one more pod
-        self.free2 = np.zeros((2, self.n), dtype=np.int64)
-        self.free_cpu, self.free_mem = self.free2[0], self.free2[1]
-        self.free_eph, self.free_pods = z.copy(), z.copy()
-        self.pod_room = np.zeros(self.n, dtype=bool)
+        self.pod_room = np.zeros(self.n, dtype=bool)  # whether a node has room for one more pod
         for i, ni in enumerate(infos):
             a = ni.allocatable
             self.alloc_cpu[i], self.alloc_mem[i], self.alloc_eph[i] = a.milli_cpu, a.memory, a.ephemeral_storage
@@ -73,22 +74,20 @@ class NodeColumns:
     def _read(self, i: int, ni: NodeInfo) -> None:
         r = ni.requested
         a = ni.allocatable
-        self.req_cpu[i], self.req_mem[i], self.req_eph[i] = r.milli_cpu, r.memory, r.ephemeral_storage
-        self.num_pods[i] = pods = len(ni.pods)
-        self.free_cpu[i], self.free_mem[i] = a.milli_cpu - r.milli_cpu, a.memory - r.memory
-        self.free_eph[i], self.free_pods[i] = a.ephemeral_storage - r.ephemeral_storage, a.allowed_pod_number - pods
-        self.pod_room[i] = a.allowed_pod_number - pods >= 1
         nz = ni.non_zero_requested
-        self.nz_cpu[i], self.nz_mem[i] = nz.milli_cpu, nz.memory
+        pods = len(ni.pods)
+        free_pods = a.allowed_pod_number - pods
+        self._ints[2:12, i] = (nz.milli_cpu, nz.memory, a.milli_cpu - r.milli_cpu, a.memory - r.memory,
+                               r.milli_cpu, r.memory, r.ephemeral_storage, pods,
+                               a.ephemeral_storage - r.ephemeral_storage, free_pods)
+        self.pod_room[i] = free_pods >= 1
         if self.small:
             q = (a.milli_cpu, a.memory, r.milli_cpu, r.memory, nz.milli_cpu, nz.memory)
             if max(q) >= SMALL or min(q) < 0:
                 self.small = False  # (never true again for these columns: the short forms are not used)
             else:
-                self.nz_room100[0, i] = (a.milli_cpu - nz.milli_cpu) * 100
-                self.nz_room100[1, i] = (a.memory - nz.memory) * 100
-                self.req2_f[0, i] = r.milli_cpu
-                self.req2_f[1, i] = r.memory
+                self._floats[:, i] = ((a.milli_cpu - nz.milli_cpu) * 100, (a.memory - nz.memory) * 100,
+                                      r.milli_cpu, r.memory)
         if self._scalar:
             for name, (_, req) in self._scalar.items():
                 req[i] = r.scalar.get(name, 0)
