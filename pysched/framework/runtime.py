@@ -406,8 +406,8 @@ class Framework:
         None: no plugin scored a row differently from another, every total is the same.
 
         When the feasible rows lie in one stretch of rows without wrapping (``lo .. hi``, window order is
-        row order) and are at least half of it, or the window wrapped and they are at least a third of all
-        rows (then the stretch is every row), plugins that take a row span (``BATCH_SCORE_SPANS``) score
+        row order) and are at least half of it, or the window wrapped and they are at least a quarter of
+        all rows (then the stretch is every row), plugins that take a row span (``BATCH_SCORE_SPANS``) score
         the whole stretch through slices (views, no gathers); the rows that are not feasible are dropped
         once at the end (normalizing plugins: before normalizing, as the plugin's range is the feasible
         rows')."""
@@ -423,8 +423,8 @@ class Framework:
                 span = slice(lo, hi)
                 if hi - lo != k:
                     offsets = rows - lo
-            elif hi <= lo and hit[0].n <= 3 * k:
-                # the window wrapped past the last row: when the feasible rows are a third of all rows or
+            elif hi <= lo and hit[0].n <= 4 * k:
+                # the window wrapped past the last row: when the feasible rows are a quarter of all rows or
                 # more, every row is scored through views and the feasible ones picked once at the end
                 # (fewer array calls than a gather per column)
                 span = slice(0, hit[0].n)

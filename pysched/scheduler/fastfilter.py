@@ -101,8 +101,17 @@ def _window(mask: np.ndarray | None, start: int, n: int, to_find: int) -> tuple[
         rows = found[:to_find]
         rows += start
         return rows, end
-    if start + size < n or start:  # (else that stretch was the whole rotation)
-        found = (np.concatenate((mask, mask))[start:start + n] if start else mask).nonzero()[0]
+    if start + size >= n:  # the stretch reached the last row: the rotation goes on at row 0
+        rows = found + start
+        more = mask[:start].nonzero()[0]
+        left = to_find - len(found)  # (>= 0 here)
+        if len(more) > left:
+            end = n - start + int(more[left])
+            more = more[:left]
+        else:
+            end = n
+        return np.concatenate((rows, more)), end
+    found = (np.concatenate((mask, mask))[start:start + n] if start else mask).nonzero()[0]
     if len(found) > to_find:
         end = int(found[to_find])
         found = found[:to_find]
