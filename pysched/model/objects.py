@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from orjson import dumps as _dumps
+
 from pysched.errors import QuantityError, SelectorError
 from pysched.model.labels import (
     EVERYTHING,
@@ -220,21 +222,40 @@ class ObjectMeta:
         string values (the schema check found the object clean), so they are not checked again."""
         if not isinstance(raw, _MAP):
             raise FieldError(path, f"expected an object, got {_show(raw)}")
-        name = raw.get("name")
+        get = raw.get
+        name = get("name")
         if not isinstance(name, str) or not name:
             raise FieldError(f"{path}.name", "required: a non-empty string")
-        ns = _str(raw, "namespace", path) or "default"  # the API server defaults an empty namespace
-        return cls(
-            name=name,
-            namespace=ns if namespaced else "",
-            uid=_str(raw, "uid", path) or "",
-            labels=_labels(raw, "labels", path) if not labels_valid else _known_labels(raw.get("labels")),
-            annotations=_map(raw, "annotations", path),
-            creation=_time(raw, "creationTimestamp", path) or "",
-            owner_refs=[o for o in _list(raw, "ownerReferences", path) if isinstance(o, dict)]
-            if raw.get("ownerReferences") is not None else [],
-            deletion_timestamp=_time(raw, "deletionTimestamp", path),
-        )
+        # each field read in the order of the fields, a string or an absent value taken at once (most
+        # metadata): the helpers, which name the path in their errors, judge anything else
+        ns = get("namespace")
+        if type(ns) is not str:
+            ns = _str(raw, "namespace", path)
+        uid = get("uid")
+        if uid is None:
+            uid = ""
+        elif type(uid) is not str:
+            uid = _str(raw, "uid", path)
+        labels = _known_labels(get("labels")) if labels_valid else _labels(raw, "labels", path)
+        annotations = get("annotations")
+        if annotations is None:
+            annotations = {}
+        elif type(annotations) is not dict:
+            annotations = _map(raw, "annotations", path)
+        creation = get("creationTimestamp")
+        if creation is None:
+            creation = ""
+        elif type(creation) is not str or parse_time(creation) is None:
+            creation = _time(raw, "creationTimestamp", path) or ""
+        owners = get("ownerReferences")
+        owner_refs = [o for o in _list(raw, "ownerReferences", path) if isinstance(o, dict)] \
+            if owners is not None else []
+        deletion = get("deletionTimestamp")
+        if deletion is not None:
+            deletion = _time(raw, "deletionTimestamp", path)
+        # the API server defaults an empty namespace
+        return cls(name, (ns or "default") if namespaced else "", uid or "", labels, annotations, creation,
+                   owner_refs, deletion)
 
     def controller_ref(self) -> dict | None:
         for o in self.owner_refs:
@@ -770,6 +791,89 @@ def validate_pod(raw: Mapping) -> None:
                         LabelSelector.parse(t.get("namespaceSelector"), f"{tp}.namespaceSelector")
     except SelectorError as e:
         raise _selector_field_error(e, f"{sp}.affinity") from None
+
+
+# the fields of a Pod that ``parse_pod`` reads from ``spec`` alone (pod affinity also from the namespace),
+# in the order of Pod's fields, and those ``derive_pod`` computes from them
+_SPEC_FIELDS = operator.attrgetter(
+    "scheduler_name", "priority", "priority_class_name", "preemption_policy", "node_selector",
+    "node_affinity_required", "node_affinity_preferred", "affinity", "tolerations", "spread_constraints",
+    "scheduling_gates", "containers", "init_containers", "overhead", "pod_requests", "host_network", "volumes",
+    "resource_claims")
+_DERIVED_FIELDS = operator.attrgetter("requests", "non0_cpu", "non0_mem", "host_ports")
+
+
+class PodParser:
+    """``parse_pod`` and ``validate_pod`` for the pods of one load, the fields that depend on the spec
+    read once per distinct spec: pods of one template (a Deployment's replicas) differ in their metadata,
+    status and nodeName only, and parsing their spec again is most of a pod's cost.
+
+    A spec is known again by its JSON text without ``nodeName`` (orjson, a C call) plus the pod's namespace
+    (pod affinity terms without namespaces take it), and confirmed with ``==`` on the spec itself: equal
+    texts with unequal values (NaN and null both write ``null``) are parsed anew. The Pods of one spec share
+    the parsed values, as copies of a Pod already do (nothing changes them after parsing). A spec that
+    parsed with an error is never remembered, and what is read per pod keeps its order, so errors are the
+    ones ``parse_pod`` raises. When few specs repeat (under one in eight after ``PROBE`` pods), it stops
+    looking them up."""
+
+    PROBE = 512
+
+    __slots__ = ("_hit", "_hits", "_memo", "_tries")
+
+    def __init__(self) -> None:
+        self._memo: dict[tuple[str, bytes], tuple[dict, tuple, tuple, list[bool]]] | None = {}
+        self._tries = 0
+        self._hits = 0
+        self._hit: list[bool] | None = None  # the validated flag of the spec of the pod parsed last, if remembered
+
+    def parse(self, raw: Mapping, index: int = 0, labels_valid: bool = False) -> Pod:
+        self._hit = None
+        memo = self._memo
+        spec = raw.get("spec") if memo is not None else None
+        if memo is None or type(spec) is not dict or type(raw) is not dict:
+            return parse_pod(raw, index, labels_valid)
+        meta = raw.get("metadata")
+        ns = meta.get("namespace") if type(meta) is dict else None
+        if "nodeName" in spec:
+            spec = spec.copy()
+            del spec["nodeName"]
+        try:
+            key = (ns if type(ns) is str else "", _dumps(spec))
+        except (TypeError, ValueError):  # what orjson does not write (integers over 64 bits, other keys)
+            return parse_pod(raw, index, labels_valid)
+        self._tries += 1
+        entry = memo.get(key)
+        if entry is None or entry[0] != spec:
+            pod = parse_pod(raw, index, labels_valid)
+            entry = memo[key] = (spec, _SPEC_FIELDS(pod), _DERIVED_FIELDS(pod), [False])
+            self._hit = entry[3]
+            if self._tries >= self.PROBE and self._hits * 8 < self._tries:
+                self._memo = None  # few repeat: not worth the lookups
+            return pod
+        self._hits += 1
+        self._hit = entry[3]
+        # what parse_pod reads per pod, in its order: metadata, status, nodeName, status fields
+        meta_ = ObjectMeta.parse(meta, "metadata", labels_valid=labels_valid)
+        status = _map(raw, "status", "")
+        node_name = _str(raw["spec"], "nodeName", "spec")
+        pod = Pod(meta_, raw, node_name, *entry[1],  # type: ignore[call-arg]
+                  _str(status, "phase", "status"),
+                  _time(status, "startTime", "status"),
+                  _str(status, "nominatedNodeName", "status"),
+                  [c for c in _list(status, "conditions", "status") if isinstance(c, dict)],
+                  index)
+        pod.requests, pod.non0_cpu, pod.non0_mem, pod.host_ports = entry[2]
+        pod.key = f"{pod.namespace}/{pod.name}"
+        return pod
+
+    def validate(self, raw: Mapping) -> None:
+        """``validate_pod`` of the pod parsed last; once per distinct spec (it reads nothing else)."""
+        hit = self._hit
+        if hit is not None and hit[0]:
+            return
+        validate_pod(raw)
+        if hit is not None:
+            hit[0] = True
 
 
 # --------------------------------------------------------------------------- nodes

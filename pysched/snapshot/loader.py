@@ -29,7 +29,7 @@ import yaml
 
 from pysched.errors import InputError, InputErrors
 from pysched.model.labels import label_key_error, label_value_error, labels_known_valid
-from pysched.model.objects import FieldError, parse_pod, validate_pod
+from pysched.model.objects import FieldError, PodParser
 from pysched.snapshot import reader, validation
 from pysched.snapshot.admission import admit_loaded_pods
 from pysched.snapshot.cluster import Cluster
@@ -568,10 +568,11 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
     cluster.latest_timestamp = latest
     pods_raw = _name_generated_pods(cluster, pods_raw)
     pods = []
+    parser = PodParser()
     for i, ((doc, obj, where), labels_valid) in enumerate(zip(pods_raw, pods_clean, strict=True)):
         try:
-            pods.append(parse_pod(obj, i, labels_valid))
-            validate_pod(obj)
+            pods.append(parser.parse(obj, i, labels_valid))
+            parser.validate(obj)
         except FieldError as e:
             problems.add(doc, where, obj, e.message, e.path)
     _located.clear()
