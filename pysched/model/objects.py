@@ -24,7 +24,7 @@ from pysched.model.labels import (
     validate_node_selector,
     validate_node_selector_term,
 )
-from pysched.model.quantity import to_milli
+from pysched.model.quantity import KNOWN_MILLI, to_milli
 from pysched.model.resources import (
     CPU,
     MEMORY,
@@ -169,9 +169,21 @@ def _labels(raw: Mapping, key: str, path: str, validate: bool = False) -> dict[s
 def parse_resource_list(raw: object, path: str, allow_negative: bool = False) -> dict[str, int]:
     if raw is None:
         return {}
+    if type(raw) is dict:
+        # the usual list: quantity texts read before (a dump repeats a few dozen), non-negative; anything
+        # else is read below from the start, which also raises its errors
+        known = KNOWN_MILLI.get
+        out: dict[str, int] = {}
+        for name, q in raw.items():
+            milli = known(q) if type(q) is str else None
+            if milli is None or milli < 0 or type(name) is not str or not name:
+                break
+            out[name] = milli
+        else:
+            return out
     if not isinstance(raw, _MAP):
         raise FieldError(path, f"expected a map of resource quantities, got {type(raw).__name__}")
-    out: dict[str, int] = {}
+    out = {}
     for name, q in raw.items():
         if not isinstance(name, str) or not name:
             raise FieldError(path, f"resource names must be non-empty strings, got {_show(name)}")
@@ -459,7 +471,10 @@ class Container:
     def parse(cls, raw: object, path: str) -> Container:
         if not isinstance(raw, _MAP):
             raise FieldError(path, f"expected an object, got {_show(raw)}")
-        res = _map(raw, "resources", path)
+        get = raw.get
+        res = get("resources")
+        if type(res) is not dict:
+            res = _map(raw, "resources", path)
         requests_raw, limits_raw = res.get("requests"), res.get("limits")
         requests = {} if requests_raw is None else parse_resource_list(requests_raw, f"{path}.resources.requests")
         if limits_raw is None:
@@ -471,14 +486,18 @@ class Container:
                 if k not in requests:
                     requests[k] = v
         ports = []
-        for i, p in enumerate(_list(raw, "ports", path) if raw.get("ports") is not None else ()):
+        for i, p in enumerate(_list(raw, "ports", path) if get("ports") is not None else ()):
             pp = f"{path}.ports[{i}]"
             if not isinstance(p, _MAP):
                 raise FieldError(pp, f"expected an object, got {_show(p)}")
             ports.append(ContainerPort(_str(p, "hostIP", pp), _str(p, "protocol", pp, "TCP") or "TCP",
                                        _int(p, "hostPort", pp, 0) or 0, _int(p, "containerPort", pp, 0) or 0))
-        return cls(_str(raw, "name", path), _str(raw, "image", path), requests, limits, ports,
-                   raw.get("restartPolicy") == "Always")
+        name, image = get("name"), get("image")  # strings, or the helpers judge them (in this order)
+        if type(name) is not str:
+            name = _str(raw, "name", path)
+        if type(image) is not str:
+            image = _str(raw, "image", path)
+        return cls(name, image, requests, limits, ports, get("restartPolicy") == "Always")
 
 
 @dataclass(slots=True)

@@ -19,6 +19,8 @@ _DECIMAL = {"n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 1
             "P": Fraction(10**15), "E": Fraction(10**18)}
 _RE = re.compile(r"^([+-]?)(\d+\.?\d*|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$")
 _cache: dict[str, int] = {}
+#: quantity text -> its milli-units, for the texts read so far (others may look up; only to_milli writes)
+KNOWN_MILLI = _cache
 
 
 _EXPECTED = ("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$', "
