@@ -10,8 +10,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from orjson import dumps as _dumps
-
 from pysched.errors import QuantityError, SelectorError
 from pysched.model.labels import (
     EVERYTHING,
@@ -837,9 +835,12 @@ class PodParser:
 
     PROBE = 512
 
-    __slots__ = ("_hit", "_hits", "_memo", "_tries")
+    __slots__ = ("_dumps", "_hit", "_hits", "_memo", "_tries")
 
     def __init__(self) -> None:
+        import orjson  # (here: a start that parses no snapshot does not import it)
+
+        self._dumps = orjson.dumps
         self._memo: dict[tuple[str, bytes], tuple[dict, tuple, tuple, list[bool]]] | None = {}
         self._tries = 0
         self._hits = 0
@@ -857,7 +858,7 @@ class PodParser:
             spec = spec.copy()
             del spec["nodeName"]
         try:
-            key = (ns if type(ns) is str else "", _dumps(spec))
+            key = (ns if type(ns) is str else "", self._dumps(spec))
         except (TypeError, ValueError):  # what orjson does not write (integers over 64 bits, other keys)
             return parse_pod(raw, index, labels_valid)
         self._tries += 1
