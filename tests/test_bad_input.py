@@ -96,8 +96,10 @@ SNAPSHOT_CASES = [
     # PyYAML 6.0.4 refuses deep flow nesting itself; older versions reach our own guard: both say "nesting"
     ("deep-nesting.yaml", 2, ["deep-nesting.yaml:6", "nesting"]),
     ("recursive-alias.yaml", 2, ["recursive-alias.yaml:9: document 1", "alias *spec", "recursive"]),
-    ("huge-number.yaml", 2, ["huge-number.yaml:10: document 2: invalid YAML: cannot read a value: an integer "
-                             "with too many digits"]),
+    ("huge-number.yaml", 2, ["huge-number.yaml:16: document 2: invalid YAML: cannot read '99999", "(column 13) "
+                             "as an integer (it has too many digits); quote it if it is a string"]),
+    ("digitless-hex.yaml", 2, ["digitless-hex.yaml:8: document 1: invalid YAML: cannot read '0x_' (column 11) as an "
+                               "integer (invalid literal for int() with base 16: ''); quote it if it is a string"]),
     ("empty.yaml", 2, ["empty.yaml: snapshot holds no objects"]),
     ("empty-list.json", 2, ["empty-list.json: snapshot holds no objects"]),
     ("several-errors.yaml", 2, ["several-errors.yaml:23: document 2: Pod team-a/web-1: "

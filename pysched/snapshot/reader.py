@@ -249,6 +249,36 @@ class StrictLoader(_Base):
 StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", _Base.construct_yaml_str)
 
 
+class BadScalar(ValueError):
+    """A plain scalar that YAML's resolver types as a number (``0x_``, 5,000 digits) but that cannot be
+    read as one; it knows where it stands, so the error names the value's line, not its document's."""
+
+    def __init__(self, node: Any, what: str, detail: str) -> None:
+        super().__init__(detail)
+        self.line = node.start_mark.line + 1
+        self.column = node.start_mark.column + 1
+        self.value = node.value
+        self.what = what
+        self.detail = "it has too many digits" if "digits" in detail else detail
+
+    def message(self) -> str:
+        return (f"invalid YAML: cannot read {echo(self.value, 60)} (column {self.column}) as {self.what} "
+                f"({self.detail}); quote it if it is a string")
+
+
+def _reading(construct: Any, what: str) -> Any:
+    def read(loader: Any, node: Any) -> Any:
+        try:
+            return construct(loader, node)
+        except (ValueError, OverflowError) as e:
+            raise BadScalar(node, what, str(e)) from None
+    return read
+
+
+StrictLoader.add_constructor("tag:yaml.org,2002:int", _reading(_Base.construct_yaml_int, "an integer"))
+StrictLoader.add_constructor("tag:yaml.org,2002:float", _reading(_Base.construct_yaml_float, "a number"))
+
+
 def yaml_error(e: yaml.YAMLError, source: str, *, error: type[InputError] = InputError) -> InputError:
     mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
     line = mark.line + 1 if mark is not None else None
@@ -281,6 +311,8 @@ def yaml_documents(text: str, source: str, *, error: type[InputError] = InputErr
                     obj = loader.construct_document(node)
                 except DuplicateKey as e:
                     raise error(e.message(line_offset), file=source, doc=index, line=e.second + line_offset) from None
+                except BadScalar as e:
+                    raise error(e.message(), file=source, doc=index, line=e.line + line_offset) from None
                 except (ValueError, TypeError, OverflowError) as e:  # e.g. an integer of 5000 digits
                     detail = "an integer with too many digits" if "digits" in str(e) else str(e)
                     raise error(f"invalid YAML: cannot read a value: {echo(detail, 200)[1:-1]}", file=source,
