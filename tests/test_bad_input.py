@@ -203,6 +203,14 @@ def test_libyaml_nesting_limit_reads_as_ours() -> None:
                          "configuration nests so deep"
 
 
+def test_nothing_to_do_is_said_once() -> None:
+    """The loader says it, then the controllers layer judges again after edits and expansion: one warning."""
+    result = simulate(str(BAD / "no-pending-pods.yaml"), "-o", "json")
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.count("nothing to do") == 1, result.stderr
+    assert sum("nothing to do" in w for w in json.loads(result.stdout)["warnings"]) == 1
+
+
 # --------------------------------------------------------------------------- warnings reach the JSON output
 
 def test_rejected_and_unbound_pods_are_reported_in_json() -> None:

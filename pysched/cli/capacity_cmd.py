@@ -50,7 +50,13 @@ from pysched.scheduler.capacity import (
     pod_of_workload,
     run_capacity,
 )
-from pysched.snapshot.loader import DEFAULT_MAX_BYTES, iter_objects, parse_documents, read_source
+from pysched.snapshot.loader import (
+    DEFAULT_MAX_BYTES,
+    NOTHING_TO_DO,
+    iter_objects,
+    parse_documents,
+    read_source,
+)
 
 
 class Mode(StrEnum):
@@ -150,7 +156,7 @@ def register(app: typer.Typer) -> None:
             cluster = load_inputs(snapshot, filename, kubeconfig=kubeconfig, context=context, quiet=quiet,
                                   strict=strict, max_file_size=max_file_size,
                                   validate=None if strict else validate.value)
-            warn([w for w in cluster.warnings if not w.startswith("nothing to do")], quiet)
+            warn([w for w in cluster.warnings if not w.startswith(NOTHING_TO_DO)], quiet)
             cfg = effective_config(config, registry, cluster, quiet)
             opts = CapacityOptions(mode=mode.value, max_copies=max_copies, allow_preemption=allow_preemption,
                                    tie_break=tie_break.value, seed=seed, node_template=node_raw,

@@ -36,6 +36,7 @@ from pysched.model.timeutil import parse_time
 from pysched.snapshot.admission import Admission
 from pysched.snapshot.cluster import Cluster
 from pysched.snapshot.kinds import BY_KIND, POD_CREATING
+from pysched.snapshot.loader import NOTHING_TO_DO
 from pysched.snapshot.names import NameGenerator, make_uid, template_hash
 
 GROUP = {kind: BY_KIND[kind].api_version.rpartition("/")[0] for kind in POD_CREATING}  # kind -> API group
@@ -1049,7 +1050,8 @@ class World:
         out = dataclasses.replace(
             c, nodes=list(self.nodes), pods=pods, pdbs=list(self.pdbs), pvcs=list(self.pvcs), workloads=workloads,
             workload_order=list(self.workloads), pod_workloads=owners, ordered_gates=gates,
-            expansion=self.expansion, warnings=list(c.warnings), rejected_pods=list(c.rejected_pods),
+            expansion=self.expansion, warnings=[w for w in c.warnings if not w.startswith(NOTHING_TO_DO)],
+            rejected_pods=list(c.rejected_pods),
             namespaces=dict(c.namespaces))
         self._warn(out)
         return out
@@ -1064,11 +1066,11 @@ class World:
         if workloads:
             notes = sorted({r.note for r in workloads if r.note})
             detail = f" ({'; '.join(notes)})" if notes else ""
-            out.warnings.append(f"nothing to do: the {len(workloads)} workload(s) of the snapshot create no pending "
+            out.warnings.append(f"{NOTHING_TO_DO} the {len(workloads)} workload(s) of the snapshot create no pending "
                                 f"pods{detail} and no pod is pending")
         elif out.pods or out.nodes:
             bound = len(out.pods)
-            out.warnings.append(f"nothing to do: the snapshot holds no pending pods "
+            out.warnings.append(f"{NOTHING_TO_DO} the snapshot holds no pending pods "
                                 f"({f'{bound} pod(s) bound to nodes' if bound else 'no pods'})")
 
 

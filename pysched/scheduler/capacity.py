@@ -38,6 +38,7 @@ from pysched.scheduler.simulation import Simulation, SimulationOptions, Simulati
 from pysched.scheduler.trace import CycleTrace, Outcome
 from pysched.snapshot.cluster import Cluster, zone_key
 from pysched.snapshot.columns import columns_for
+from pysched.snapshot.loader import NOTHING_TO_DO
 from pysched.snapshot.nodeinfo import NodeInfo
 
 LIMIT_REACHED = "limit reached"
@@ -550,7 +551,7 @@ def run_capacity(cluster: Cluster, templates: list[Template], config: SchedulerC
     start, result = starting_cluster(prepared, config, registry, sim_opts)
     makers = [CopyMaker(t, start, now, options.allow_preemption) for t in templates]
     answers = count_copies(start, makers, config, registry, options)
-    warnings = [w for w in cluster.warnings if not w.startswith("nothing to do")]
+    warnings = [w for w in cluster.warnings if not w.startswith(NOTHING_TO_DO)]
     if result.pending:
         warnings.append(f"{len(result.pending)} pending pod(s) of the snapshot did not fit; they are left out "
                         f"of the starting cluster")

@@ -664,6 +664,11 @@ def _warn_aggregated(cluster: Cluster, problems: _Problems) -> None:
                                 f"(--validate=strict makes it an error)")
 
 
+#: how a warning that there is nothing to simulate begins; the controllers layer judges again after edits and
+#: expansion, replacing this layer's warning
+NOTHING_TO_DO = "nothing to do:"
+
+
 def _warn_nothing_to_do(cluster: Cluster) -> None:
     pending = sum(1 for p in cluster.pods if not p.node_name)
     if pending and not cluster.nodes:
@@ -673,4 +678,4 @@ def _warn_nothing_to_do(cluster: Cluster) -> None:
         detail = f"{bound} pod(s) bound to nodes" if bound else "no pods"
         if cluster.rejected_pods:
             detail += f", {len(cluster.rejected_pods)} rejected by admission"
-        cluster.warnings.append(f"nothing to do: the snapshot holds no pending pods ({detail})")
+        cluster.warnings.append(f"{NOTHING_TO_DO} the snapshot holds no pending pods ({detail})")
