@@ -163,3 +163,26 @@ def test_copy_pod_is_the_dataclass_replace_copy() -> None:
     copied.node_name = "n1"
     assert pod.node_name == ""
 
+
+
+@pytest.mark.parametrize("kind", ["PersistentVolumeClaim", "PersistentVolume"])
+def test_volume_copies_are_the_dataclass_replace_copies(kind: str) -> None:
+    """PVC/PV.copy: every field the same object as in ``dataclasses.replace``'s copy, but the annotations,
+    which the copy owns (binding writes them)."""
+    import dataclasses
+
+    from pysched.model.storage import parse_pv, parse_pvc
+
+    meta = {"name": "data", "namespace": "ns", "annotations": {"a": "1"}}
+    obj = parse_pvc({"metadata": meta, "spec": {"storageClassName": "fast", "resources": {
+        "requests": {"storage": "1Gi"}}, "accessModes": ["ReadWriteOnce"]}}) if kind == "PersistentVolumeClaim" \
+        else parse_pv({"metadata": meta, "spec": {"capacity": {"storage": "1Gi"}, "storageClassName": "fast",
+                                                  "claimRef": {"namespace": "ns", "name": "data"}}})
+    copied, replaced = obj.copy(), dataclasses.replace(obj)
+    assert copied is not obj
+    for f in dataclasses.fields(obj):
+        if f.name != "annotations":
+            assert getattr(copied, f.name) is getattr(replaced, f.name) is getattr(obj, f.name), f.name
+    assert copied.annotations == obj.annotations and copied.annotations is not obj.annotations
+    copied.annotations["b"] = "2"
+    assert "b" not in obj.annotations
