@@ -522,12 +522,30 @@ LIMIT_CASES = [
 ]
 
 
+@pytest.mark.parametrize("batched", [False, True], ids=["reference", "batched"])
 @pytest.mark.parametrize(("objects", "expected"), [c[1:] for c in LIMIT_CASES], ids=[c[0] for c in LIMIT_CASES])
-def test_node_volume_limits(objects, expected) -> None:
+def test_node_volume_limits(objects, expected, batched: bool) -> None:
     w = World(*NODES, *objects)
-    _, st, filters = w.run(w.nvl, "p")
-    assert st is None
-    assert verdicts(filters) == expected
+    w.nvl.handle.batched = batched
+    for _ in range(2):  # the second time from what the batched path kept
+        _, st, filters = w.run(w.nvl, "p")
+        assert st is None
+        assert verdicts(filters) == expected
+
+
+def test_node_volume_limits_forgets_what_a_binding_changed() -> None:
+    """The batched path keeps the attachable volumes of the pods already on a node; once a claim of theirs
+    is bound (here to the new pod's volume, which then is no longer new) it reads them again."""
+    w = World(*NODES, csi_node("a1", (EBS, 1, [])), WFFC, pv("v2", claim="c2"), pvc("c1"),
+              pvc("c2", volume="v2", bound=True), pod("e1", "c1", node_name="a1"), pod("p", "c2"))
+    for batched in (True, False):
+        w.nvl.handle.batched = batched
+        assert verdicts(w.run(w.nvl, "p")[2]) == {"a1": EXCEED, "b1": "ok"}, batched
+    storage = w.nvl.storage
+    storage.bind_static(storage.claim("default", "c1"), storage.volume("v2"))
+    for batched in (True, False):
+        w.nvl.handle.batched = batched
+        assert verdicts(w.run(w.nvl, "p")[2]) == {"a1": "ok", "b1": "ok"}, batched
 
 
 def test_node_volume_limits_missing_claim_is_unresolvable() -> None:

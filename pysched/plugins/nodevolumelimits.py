@@ -12,6 +12,7 @@ their CSI driver.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from pysched.framework.cycle_state import CycleState, StateData
 from pysched.framework.interface import FilterPlugin, Handle, PreFilterPlugin, PreFilterResult
@@ -92,6 +93,12 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin):
     def __init__(self, handle: Handle | None = None) -> None:
         self.handle = handle
         self._own: list = []
+        # batched path: the attachable volumes of pods already on nodes, and of each node's VolumeAttachments,
+        # kept until a claim or volume they read changes (StorageState.changes); the reference path computes
+        # them on every node, as upstream
+        self._kept: dict[object, tuple[object, object]] = {}  # key -> (whose, volumes or _LookupError)
+        self._readers: dict[str, list[object]] = {}  # "claim:<ns/name>" / "volume:<name>" -> keys of _kept
+        self._seen: tuple[StorageState | None, int] = (None, 0)
 
     @property
     def storage(self) -> StorageState:
@@ -141,29 +148,128 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin):
         limits = volume_limits(csi_node)
         if not limits:
             return None
-        attached: dict[str, str] = {}
-        for existing in node.pods:
-            if not existing.volumes:
-                continue
-            try:
-                self._attachable(storage, existing, csi_node, False, attached)
-            except _LookupError as e:
-                return Status.as_error(str(e))
-        counts: dict[str, int] = {}
-        for unique, driver in attached.items():
-            new.pop(unique, None)
-            counts[driver] = counts.get(driver, 0) + 1
-        for unique, driver in self._attachments(storage, node.name).items():
-            if unique not in attached:
-                counts[driver] = counts.get(driver, 0) + 1
+        if self.handle is not None and self.handle.batched:
+            self._forget_changed(storage)
+            usage = self._kept_usage(storage, node, csi_node)
+        else:
+            usage = self._usage(storage, node, csi_node, self._attachable_of, self._attachments)
+        if isinstance(usage, _LookupError):
+            return Status.as_error(str(usage))
+        attached, counts = usage
         adding: dict[str, int] = {}
-        for driver in new.values():
-            adding[driver] = adding.get(driver, 0) + 1
+        for unique, driver in new.items():
+            if unique not in attached:  # already on the node: not a new attachment
+                adding[driver] = adding.get(driver, 0) + 1
         for driver, n in adding.items():
             limit = limits.get(driver)
             if limit is not None and counts.get(driver, 0) + n > limit:
                 return Status.unschedulable(ERR_REASON_MAX_VOLUME_COUNT)
         return None
+
+    def _usage(self, storage: StorageState, node: NodeInfo, csi_node: CSINode | None, volumes_of: Any,
+               attachments_of: Any) -> tuple[dict[str, str], dict[str, int]] | _LookupError:
+        """The node's attached volumes (``driver/handle`` -> driver, of the pods on it) and the count per driver
+        of those and of its VolumeAttachments; the first pod's lookup error instead, as upstream."""
+        attached: dict[str, str] = {}
+        for existing in node.pods:
+            if not existing.volumes:
+                continue
+            found = volumes_of(storage, existing, csi_node)
+            if isinstance(found, _LookupError):
+                return found
+            attached.update(found)
+        counts: dict[str, int] = {}
+        for driver in attached.values():
+            counts[driver] = counts.get(driver, 0) + 1
+        for unique, driver in attachments_of(storage, node.name).items():
+            if unique not in attached:
+                counts[driver] = counts.get(driver, 0) + 1
+        return attached, counts
+
+    def _attachable_of(self, storage: StorageState, pod: Pod, csi_node: CSINode | None) -> dict[str, str] | _LookupError:
+        out: dict[str, str] = {}
+        try:
+            self._attachable(storage, pod, csi_node, False, out)
+        except _LookupError as e:
+            return e
+        return out
+
+    # ------------------------------------------------------------------ kept results (batched path)
+    def _kept_usage(self, storage: StorageState, node: NodeInfo,
+                    csi_node: CSINode | None) -> tuple[dict[str, str], dict[str, int]] | _LookupError:
+        """``_usage`` of a node of the simulation's own state, kept until a pod joins or leaves it (its
+        generation) or a claim or volume it read changes; preemption's copies of nodes are not kept."""
+        if self.handle is None or self.handle.snapshot.get(node.name) is not node:
+            return self._usage(storage, node, csi_node, self._existing_volumes, self._kept_attachments)
+        key = ("usage", node.name)
+        hit = self._kept.get(key)
+        if hit is not None and hit[0] is node and hit[1][0] == node.generation:  # type: ignore[index]
+            return hit[1][1]  # type: ignore[index]
+        value = self._usage(storage, node, csi_node, self._existing_volumes, self._kept_attachments)
+        reads = [f"volume:{va.pv_name}" for va in storage.attachments_on(node.name) if va.pv_name is not None]
+        for existing in node.pods:
+            if existing.volumes:
+                reads.extend(self._reads(storage, existing))
+        self._remember(key, node, (node.generation, value), reads)
+        return value
+
+    def _forget_changed(self, storage: StorageState) -> None:
+        """Drop the kept results that read a claim or volume changed since the last look (or everything, for
+        another simulation's storage)."""
+        whose, seen = self._seen
+        if whose is not storage:
+            self._kept.clear()
+            self._readers.clear()
+            seen = 0
+        changes = storage.changes
+        for change in changes[seen:]:
+            for key in self._readers.pop(change, ()):
+                self._kept.pop(key, None)
+        self._seen = (storage, len(changes))
+
+    def _remember(self, key: object, whose: object, value: object, reads: list[str]) -> None:
+        self._kept[key] = (whose, value)
+        for read in reads:
+            self._readers.setdefault(read, []).append(key)
+
+    def _existing_volumes(self, storage: StorageState, pod: Pod,
+                          csi_node: CSINode | None) -> dict[str, str] | _LookupError:
+        """``_attachable`` of a pod already on a node, kept per pod and kind of CSINode."""
+        key = (id(pod), None if csi_node is None else _PORTWORX in csi_node.migrated_plugins())
+        hit = self._kept.get(key)
+        if hit is not None and hit[0] is pod:
+            return hit[1]  # type: ignore[return-value]
+        out: dict[str, str] = {}
+        value: dict[str, str] | _LookupError = out
+        try:
+            self._attachable(storage, pod, csi_node, False, out)
+        except _LookupError as e:
+            value = e
+        self._remember(key, pod, value, self._reads(storage, pod))
+        return value
+
+    @staticmethod
+    def _reads(storage: StorageState, pod: Pod) -> list[str]:
+        """The claims and volumes ``_attachable`` reads for the pod (as StorageState.changes names them)."""
+        reads = []
+        for v in pod.volumes:
+            ref = claim_of_volume(pod.name, v)
+            if ref is not None:
+                reads.append(f"claim:{pod.namespace}/{ref[0]}")
+                pvc = storage.claim(pod.namespace, ref[0])
+                if pvc is not None and pvc.volume_name:
+                    reads.append(f"volume:{pvc.volume_name}")
+        return reads
+
+    def _kept_attachments(self, storage: StorageState, node_name: str) -> dict[str, str]:
+        key = ("attachments", node_name)
+        hit = self._kept.get(key)
+        if hit is not None:
+            return hit[1]  # type: ignore[return-value]
+        value = self._attachments(storage, node_name)
+        reads = [f"volume:{va.pv_name}" for va in storage.attachments_on(node_name) if va.pv_name is not None]
+        self._remember(key, node_name, value, reads)
+        return value
 
     # ------------------------------------------------------------------ helpers
     def _attachable(self, storage: StorageState, pod: Pod, csi_node: CSINode | None, new_pod: bool,

@@ -261,6 +261,9 @@ class StorageState:
         self._assumed_volumes: dict[str, PersistentVolume] = {}
         self.used_claims: dict[str, int] = {}
         self._attachments_by_node: dict[str, list[VolumeAttachment]] | None = None
+        #: what became real, in order: ``claim:<ns/name>`` and ``volume:<name>`` (read by caches of what
+        #: depends on a claim or a volume, to drop their stale entries)
+        self.changes: list[str] = []
 
     # ------------------------------------------------------------------ queries
     def claim(self, namespace: str, name: str, assumed: bool = False) -> PersistentVolumeClaim | None:
@@ -364,6 +367,7 @@ class StorageState:
 
     def _store_volume(self, pv: PersistentVolume) -> None:
         self.volumes[pv.name] = pv
+        self.changes.append(f"volume:{pv.name}")
         self._assumed_volumes.pop(pv.name, None)
 
     def _bind_claim(self, claim: PersistentVolumeClaim, volume_name: str) -> None:
@@ -374,6 +378,7 @@ class StorageState:
         bound.annotations[ANN_BOUND_BY_CONTROLLER] = "yes"
         bound.phase = CLAIM_BOUND
         self.claims[bound.key] = bound
+        self.changes.append(f"claim:{bound.key}")
         self._assumed_claims.pop(bound.key, None)
 
 
