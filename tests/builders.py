@@ -362,3 +362,15 @@ def key_paths(obj: Any, prefix: tuple = ()) -> list[tuple]:
         for i, v in enumerate(obj):
             out.extend(key_paths(v, (*prefix, i)))
     return out
+
+
+def python_lines(code: str, env: Mapping[str, str] | None = None) -> list[str]:
+    """The stdout lines of ``code`` run by this interpreter in a fresh process (for what only a new process
+    shows: imports, threads, exit handlers); the test fails with its stderr when it fails."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env=None if env is None else dict(env))
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()

@@ -5,14 +5,13 @@ texts and usage errors are the same as the app with every command prints."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from pysched.cli.main import COMMANDS, app, build_app
+from tests.builders import python_lines
 
 ENV = {"COLUMNS": "80", "LINES": "40", "NO_COLOR": None, "FORCE_COLOR": None}
 
@@ -40,9 +39,7 @@ def test_a_run_imports_only_its_own_command() -> None:
             "    print(sorted(n for n in before if n.startswith('pysched.cli.') and n.endswith('_cmd')))\n"
             "    print('pysched.scheduler.simulation' in before, 'pysched.cli.capacity_cmd' in sys.modules,\n"
             "          'pysched.cli.plugins_cmd' in sys.modules)\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[-2:] == ["[]", "False False True"], done.stdout
+    assert python_lines(code)[-2:] == ["[]", "False False True"]
 
 
 @pytest.mark.parametrize(("given", "kept"), [(None, "1"), ("3", "3")], ids=["unset", "set-by-user"])
@@ -60,9 +57,7 @@ def test_the_entry_point_starts_numpy_with_one_blas_thread(given: str | None, ke
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
     if given is not None:
         env["OPENBLAS_NUM_THREADS"] = given
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
-    assert done.returncode == 0, done.stderr
-    value, numpy_loaded, tasks = done.stdout.splitlines()[-1].split()
+    value, numpy_loaded, tasks = python_lines(code, env)[-1].split()
     assert (value, numpy_loaded) == (kept, "True")
     if given is None:
         assert tasks == "1"
@@ -78,6 +73,4 @@ def test_a_simulate_run_leaves_unused_libraries_unloaded() -> None:
             f"sys.argv = ['pysched', 'simulate', {demo!r}, '-o', 'json']\n"
             "from pysched.cli.main import main\n"
             "main()\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[-1] == "[]"
+    assert python_lines(code)[-1] == "[]"

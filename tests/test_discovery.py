@@ -20,6 +20,7 @@ from pysched.framework.registry import DuplicatePluginError, Registry
 from pysched.plugins import in_tree_registry
 from pysched.scheduler.simulation import Simulation, SimulationOptions
 from pysched.snapshot.loader import Document, build_cluster
+from tests.builders import python_lines
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -282,16 +283,12 @@ def test_entry_points_are_parsed_only_when_a_package_may_declare_one(
 
 
 def test_a_run_without_entry_points_never_imports_importlib_metadata() -> None:
-    import subprocess
-
     code = ("import sys\n"
             "from pysched.framework.discovery import build_registry\n"
             "from pysched.plugins import in_tree_registry\n"
             "build_registry([], base=in_tree_registry())\n"
             "print('importlib.metadata' in sys.modules)\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["False"]
+    assert python_lines(code) == ["False"]
 
 
 def test_entry_point_clash_and_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
