@@ -136,6 +136,17 @@ def _rotated_rows(n: int) -> np.ndarray:
     return rows
 
 
+def _narrowed(mask: np.ndarray | None, own: bool, ok: np.ndarray) -> tuple[np.ndarray, bool]:
+    """``mask`` and ``ok``, and whether the result is this search's own array (then later verdicts are
+    combined into it in place; a verdict's own array is never written)."""
+    if mask is None:
+        return ok, False
+    if own:
+        np.logical_and(mask, ok, out=mask)
+        return mask, True
+    return np.logical_and(mask, ok), True
+
+
 def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod: Pod, statuses: NodeToStatus,
                   start: int, to_find: int, nominated: frozenset[str] = frozenset()) -> list[NodeInfo] | None:
     """The feasible nodes of the window over every node, the rejected ones' statuses set in window order;
@@ -177,16 +188,8 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
             rest.append((at, p))
             continue
         verdicts.append((at, name, v))
-        ok = v.ok
-        if ok is everyone:
-            continue  # rejects no row: nothing to combine
-        if mask is None:
-            mask = ok
-        elif own:
-            np.logical_and(mask, ok, out=mask)
-        else:
-            mask = np.logical_and(mask, ok)
-            own = True
+        if v.ok is not everyone:  # (a verdict that rejects no row changes nothing)
+            mask, own = _narrowed(mask, own, v.ok)
     nominated_rows = {cols.index[name] for name in nominated if name in cols.index} if nominated else set()
     if spans:
         if not rest and not nominated_rows:
@@ -201,16 +204,8 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
                 rest.append((at, sp))
                 continue
             late.append((at, name, v))
-            ok = v.ok
-            if ok is everyone:
-                continue
-            if mask is None:
-                mask = ok
-            elif own:
-                np.logical_and(mask, ok, out=mask)
-            else:
-                mask = np.logical_and(mask, ok)
-                own = True
+            if v.ok is not everyone:
+                mask, own = _narrowed(mask, own, v.ok)
         if late:
             verdicts = sorted(verdicts + late, key=lambda t: t[0])  # Filter order: the first rejection counts
         if rest:
