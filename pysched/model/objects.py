@@ -664,13 +664,37 @@ def host_ports_of(pod: Pod) -> list[HostPort]:
     return out
 
 
+def _status_fields(status: Mapping) -> tuple[str, str | None, str, list[dict]]:
+    """phase, startTime, nominatedNodeName and conditions of a pod's status, in this order (the usual
+    strings and absent fields taken at once, the helpers judging anything else)."""
+    get = status.get
+    phase = get("phase")
+    if type(phase) is not str:
+        phase = _str(status, "phase", "status")
+    start = get("startTime")
+    if start is not None:
+        start = _time(status, "startTime", "status")
+    nominated = get("nominatedNodeName")
+    if nominated is None:
+        nominated = ""
+    elif type(nominated) is not str:
+        nominated = _str(status, "nominatedNodeName", "status")
+    conditions = [] if get("conditions") is None else \
+        [c for c in _list(status, "conditions", "status") if isinstance(c, dict)]
+    return phase, start, nominated, conditions
+
+
 def parse_pod(raw: Mapping, index: int = 0, labels_valid: bool = False) -> Pod:
     """A Pod; ``labels_valid`` as for ``ObjectMeta.parse`` (of its metadata)."""
     # Optional fields most pods leave out are tested for None first: their helpers would return the same
     # empty value, after building the paths their errors would name (a third of the cost of a plain pod).
     meta = ObjectMeta.parse(raw.get("metadata"), "metadata", labels_valid=labels_valid)
-    spec = _map(raw, "spec", "")
-    status = _map(raw, "status", "")
+    spec = raw.get("spec")
+    if type(spec) is not dict:
+        spec = _map(raw, "spec", "")
+    status = raw.get("status")
+    if type(status) is not dict:
+        status = _map(raw, "status", "")
     sp = "spec"
     given = spec.get
     containers = [Container.parse(c, f"spec.containers[{i}]") for i, c in enumerate(_list(spec, "containers", sp))]
@@ -716,11 +740,24 @@ def parse_pod(raw: Mapping, index: int = 0, labels_valid: bool = False) -> Pod:
         for k, v in pod_limits.items():
             if k not in pod_requests and is_pod_level_supported(k):
                 pod_requests[k] = v
-    node_name = _str(spec, "nodeName", sp)
-    scheduler_name = _str(spec, "schedulerName", sp) or "default-scheduler"
-    priority = _int(spec, "priority", sp, 0) or 0
-    priority_class_name = _str(spec, "priorityClassName", sp)
-    preemption_policy = _enum(spec, "preemptionPolicy", sp, ("Never", "PreemptLowerPriority")) or "PreemptLowerPriority"
+    node_name = given("nodeName")
+    if type(node_name) is not str:
+        node_name = _str(spec, "nodeName", sp)
+    scheduler_name = given("schedulerName")
+    if type(scheduler_name) is not str:
+        scheduler_name = _str(spec, "schedulerName", sp)
+    scheduler_name = scheduler_name or "default-scheduler"
+    priority = given("priority")
+    if priority is None:
+        priority = 0
+    elif type(priority) is not int:
+        priority = _int(spec, "priority", sp, 0) or 0
+    priority_class_name = given("priorityClassName")
+    if type(priority_class_name) is not str:
+        priority_class_name = _str(spec, "priorityClassName", sp)
+    policy = given("preemptionPolicy")
+    preemption_policy = "PreemptLowerPriority" if policy is None or policy == "PreemptLowerPriority" else \
+        _enum(spec, "preemptionPolicy", sp, ("Never", "PreemptLowerPriority")) or "PreemptLowerPriority"
     node_affinity_required = NodeSelector.parse(req_raw) if req_raw is not None else None
     if pod_affinity is None:
         pod_affinity = PodAffinity.parse(affinity, "spec.affinity", meta)
@@ -744,14 +781,11 @@ def parse_pod(raw: Mapping, index: int = 0, labels_valid: bool = False) -> Pod:
         init,
         overhead,
         pod_requests,
-        _bool(spec, "hostNetwork", sp),
+        False if given("hostNetwork") is None else _bool(spec, "hostNetwork", sp),
         [v for v in _list(spec, "volumes", sp) if isinstance(v, dict)] if given("volumes") is not None else [],
         [v for v in _list(spec, "resourceClaims", sp) if isinstance(v, dict)]
         if given("resourceClaims") is not None else [],
-        _str(status, "phase", "status"),
-        _time(status, "startTime", "status"),
-        _str(status, "nominatedNodeName", "status"),
-        [c for c in _list(status, "conditions", "status") if isinstance(c, dict)],
+        *_status_fields(status),
         index,
     )
     derive_pod(pod)
@@ -874,14 +908,13 @@ class PodParser:
         self._hit = entry[3]
         # what parse_pod reads per pod, in its order: metadata, status, nodeName, status fields
         meta_ = ObjectMeta.parse(meta, "metadata", labels_valid=labels_valid)
-        status = _map(raw, "status", "")
-        node_name = _str(raw["spec"], "nodeName", "spec")
-        pod = Pod(meta_, raw, node_name, *entry[1],  # type: ignore[call-arg]
-                  _str(status, "phase", "status"),
-                  _time(status, "startTime", "status"),
-                  _str(status, "nominatedNodeName", "status"),
-                  [c for c in _list(status, "conditions", "status") if isinstance(c, dict)],
-                  index)
+        status = raw.get("status")
+        if type(status) is not dict:
+            status = _map(raw, "status", "")
+        node_name = raw["spec"].get("nodeName")
+        if type(node_name) is not str:
+            node_name = _str(raw["spec"], "nodeName", "spec")
+        pod = Pod(meta_, raw, node_name, *entry[1], *_status_fields(status), index)  # type: ignore[call-arg]
         pod.requests, pod.non0_cpu, pod.non0_mem, pod.host_ports = entry[2]
         pod.key = f"{pod.namespace}/{pod.name}"
         return pod

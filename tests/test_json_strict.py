@@ -1,0 +1,122 @@
+"""The JSON reader's repeated-key check without the decoder hook (``reader._strict_raw_decode``,
+``reader.strict_json_loads``) against the strict decoder itself: the same values, the same exceptions."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from pysched.snapshot import reader
+
+
+def _outcome(decode, text: str):  # type: ignore[no-untyped-def]
+    try:
+        value = decode(text)
+    except reader.JsonDuplicate as e:
+        return ("duplicate", e.key)
+    except json.JSONDecodeError as e:
+        return ("syntax", e.msg, e.pos)
+    except (ValueError, RecursionError) as e:
+        return (type(e).__name__, str(e)[:40])
+    return ("value", json.dumps(value, sort_keys=False, allow_nan=True))
+
+
+def _both(text: str) -> tuple[object, object]:
+    fast = _outcome(lambda t: reader._strict_raw_decode(t, 0)[0], text)
+    strict = _outcome(lambda t: reader._STRICT_JSON.raw_decode(t, 0)[0], text)
+    return fast, strict
+
+
+CASES = {
+    "plain": '{"a": 1, "b": [{"c": "x:y"}, {"d": "::"}]}',
+    "repeated": '{"a": 1, "a": 2}',
+    "repeated inside": '{"items": [{"m": {"name": "x", "name": "y"}}]}',
+    "repeated with colons in values": '{"a": "1:2:3", "b": {"k": "::", "k": ":"}}',
+    "escaped colon in a key": '{"a\\u003ab": 1, "a:b": 2}',
+    "escaped colon, upper case": '{"x": "\\u003A\\u003a", "y": 1}',
+    "escaped backslash before u003a": '{"x": "\\\\u003a", "x": 1}',
+    "escaped backslash, no repeat": '{"x": "\\\\u003a", "y": 1}',
+    "repeated, then a syntax error": '{"a": {"k": 1, "k": 2}, "b": [1, 2,]}',
+    "syntax error": '{"a": 1,, "b": 2}',
+    "integer over 64 bits": '{"a": 123456789012345678901234567890, "b": 1}',
+    "integer over 64 bits, repeated": '{"a": 123456789012345678901234567890, "a": 1}',
+    "nan": '{"a": NaN, "b": -Infinity}',
+    "nan repeated": '{"a": NaN, "a": null}',
+    "lone surrogate": '{"a": "\\ud800", "b": 1}',
+    "lone surrogate repeated": '{"a": "\\ud800", "a": 1}',
+    "deep": '{"a": ' * 300 + "1" + "}" * 300,
+    "deep repeated": '{"a": ' * 300 + '{"b": 1, "b": 2}' + "}" * 300,
+    "scalar": '"a:b"',
+    "empty key repeated": '{"": 1, "": 2}',
+    "unicode keys": '{"é:ü": "ß", "é:ü": "x"}',
+}
+
+
+@pytest.mark.parametrize("text", list(CASES.values()), ids=list(CASES))
+def test_same_value_or_error_as_the_strict_decoder(text: str) -> None:
+    fast, strict = _both(text)
+    assert fast == strict
+    assert _outcome(reader.strict_json_loads, text) == _outcome(reader._STRICT_JSON.decode, text)
+
+
+def test_a_repeated_key_is_refused_with_its_line() -> None:
+    text = '{"kind": "List", "items": [\n {"a": 1},\n {"b": 2,\n  "b": 3}]}'
+    with pytest.raises(reader.InputError, match='mapping key "b" already defined at line 3') as e:
+        list(reader.json_values(text, "x.json"))
+    assert e.value.line == 4
+
+
+def test_concatenated_values() -> None:
+    got = [(i, v, line) for i, v, line in reader.json_values('{"a": 1}\n{"b": ":"}\n\n[1]', "x.json")]
+    assert got == [(1, {"a": 1}, 1), (2, {"b": ":"}, 2), (3, [1], 4)]
+    with pytest.raises(reader.InputError, match="already defined"):
+        list(reader.json_values('{"a": 1}\n{"b": 1, "b": 2}', "x.json"))
+
+
+_KEYS = st.sampled_from(["a", "b", "a:b", "c\u003ad", ":", "", "é", "\\u003a", "x y"])
+_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-(1 << 70), 1 << 70),
+                     st.floats(allow_nan=True, allow_infinity=True),
+                     st.text(alphabet=":ab\\\"u03\u00e9\n", max_size=8))
+
+
+def _write(value: object, dup: st.DrawFn) -> str:  # type: ignore[name-defined]
+    """JSON text of ``value``; an object may repeat one of its keys (drawn)."""
+    if isinstance(value, dict):
+        pairs = [(json.dumps(k), _write(v, dup)) for k, v in value.items()]
+        if pairs and dup(st.booleans()):
+            k = pairs[dup(st.integers(0, len(pairs) - 1))][0]
+            pairs.insert(dup(st.integers(0, len(pairs))), (k, _write(dup(_SCALARS), dup)))
+        return "{" + ", ".join(f"{k}: {v}" for k, v in pairs) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_write(v, dup) for v in value) + "]"
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    return json.dumps(value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_generated_texts(data: st.DataObject) -> None:
+    value = data.draw(st.recursive(_SCALARS, lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(_KEYS, inner, max_size=4)), max_leaves=20))
+    text = _write(value, data.draw)
+    fast, strict = _both(text)
+    assert fast == strict, text
+
+
+class _NoStrict:
+    def raw_decode(self, text: str, pos: int = 0) -> object:
+        raise AssertionError("the strict decoder was asked")
+
+    decode = raw_decode
+
+
+@pytest.mark.parametrize("text", ['{"a": 1, "b": {"c": "x:y"}}', '{"a\\u003ab": "\\u003A:", "c": [{"d": 1}]}', "[]"])
+def test_texts_without_repeated_keys_take_the_plain_decoder(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    want = json.loads(text)
+    monkeypatch.setattr(reader, "_STRICT_JSON", _NoStrict())
+    assert reader._strict_raw_decode(text, 0) == (want, len(text))
+    assert reader.strict_json_loads(text) == want
