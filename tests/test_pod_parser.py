@@ -76,6 +76,16 @@ CASES = {
     # equal JSON text, unequal values: NaN and None both write null
     "nan and null": [_pod("a", _with(priority=None)), _pod("b", _with(priority=float("nan"))),
                      _pod("c", _with(priority=None)), _pod("d", _with(priority=float("nan")))],
+    # specs that differ, affinities that are equal (read once) or written alike
+    "one affinity, several specs": [_pod(f"p{i}", _with(priority=i), ns=ns) for i, ns in
+                                    enumerate(["a", "a", "b", "a", None, "b"])],
+    "affinity nan and null": [
+        _pod(f"p{i}", _with(priority=i, affinity={"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": w, "preference": {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}}]}}))
+        for i, w in enumerate([None, float("nan"), None, float("nan")])],
+    "affinity valid, node selector not": [_pod("a", _with(priority=1)),
+                                          _pod("b", _with(priority=2, nodeSelector={"pool": "-bad-"})),
+                                          _pod("c", _with(priority=3))],
     "true and 1": [_pod("a", _with(hostNetwork=True)), _pod("b", _with(hostNetwork=1)),
                    _pod("c", _with(hostNetwork=True))],
     "key order": [_pod("a", {"containers": [{"name": "m", "image": "i"}], "priority": 1}),

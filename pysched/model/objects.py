@@ -664,6 +664,37 @@ def host_ports_of(pod: Pod) -> list[HostPort]:
     return out
 
 
+class _Affinities:
+    """The affinities parsed so far in one load (``PodParser``): (namespace, orjson's text) -> the
+    affinity, what ``parse_pod`` made of it, and whether it passed ``validate_pod``; confirmed with
+    ``==`` as specs are. ``flag``: that last item's entry for the affinity of the pod parsed last."""
+
+    __slots__ = ("_dumps", "_items", "flag")
+
+    def __init__(self, dumps: Any) -> None:
+        self._dumps = dumps
+        self._items: dict[tuple[str, bytes], tuple[dict, tuple, list[bool]]] = {}
+        self.flag: list[bool] | None = None
+
+    def get(self, namespace: str, affinity: object) -> tuple[tuple[str, bytes] | None, tuple | None]:
+        """(its key, what parse_pod made of an equal affinity, or None)."""
+        if type(affinity) is not dict:
+            return None, None
+        try:
+            key = (namespace, self._dumps(affinity))
+        except (TypeError, ValueError):
+            return None, None
+        hit = self._items.get(key)
+        if hit is None or hit[0] != affinity:
+            return key, None
+        self.flag = hit[2]
+        return key, hit[1]
+
+    def put(self, key: tuple[str, bytes], affinity: dict, parsed: tuple) -> None:
+        self.flag = [False]
+        self._items[key] = (affinity, parsed, self.flag)
+
+
 def _status_fields(status: Mapping) -> tuple[str, str | None, str, list[dict]]:
     """phase, startTime, nominatedNodeName and conditions of a pod's status, in this order (the usual
     strings and absent fields taken at once, the helpers judging anything else)."""
@@ -684,8 +715,10 @@ def _status_fields(status: Mapping) -> tuple[str, str | None, str, list[dict]]:
     return phase, start, nominated, conditions
 
 
-def parse_pod(raw: Mapping, index: int = 0, labels_valid: bool = False) -> Pod:
-    """A Pod; ``labels_valid`` as for ``ObjectMeta.parse`` (of its metadata)."""
+def parse_pod(raw: Mapping, index: int = 0, labels_valid: bool = False,
+              affinities: _Affinities | None = None) -> Pod:
+    """A Pod; ``labels_valid`` as for ``ObjectMeta.parse`` (of its metadata). ``affinities``: the
+    affinities parsed before (``PodParser``), read from there when this pod's is one of them."""
     # Optional fields most pods leave out are tested for None first: their helpers would return the same
     # empty value, after building the paths their errors would name (a third of the cost of a plain pod).
     meta = ObjectMeta.parse(raw.get("metadata"), "metadata", labels_valid=labels_valid)
@@ -701,12 +734,15 @@ def parse_pod(raw: Mapping, index: int = 0, labels_valid: bool = False) -> Pod:
     init = [] if given("initContainers") is None else \
         [Container.parse(c, f"spec.initContainers[{i}]") for i, c in enumerate(_list(spec, "initContainers", sp))]
     req_raw = preferred = None
+    known = known_key = None  # (node affinity preferred, required, pod affinity) of an affinity read before
     if given("affinity") is None:
         affinity: dict = {}
         pod_affinity = PodAffinity()
     else:
         affinity = _map(spec, "affinity", sp)
-        na = _map(affinity, "nodeAffinity", "spec.affinity")
+        if affinities is not None:
+            known_key, known = affinities.get(meta.namespace, affinity)
+        na = _map(affinity, "nodeAffinity", "spec.affinity") if known is None else {}
         nap = "spec.affinity.nodeAffinity"
         req_raw = _map(na, "requiredDuringSchedulingIgnoredDuringExecution", nap) \
             if na.get("requiredDuringSchedulingIgnoredDuringExecution") is not None else None
@@ -758,9 +794,14 @@ def parse_pod(raw: Mapping, index: int = 0, labels_valid: bool = False) -> Pod:
     policy = given("preemptionPolicy")
     preemption_policy = "PreemptLowerPriority" if policy is None or policy == "PreemptLowerPriority" else \
         _enum(spec, "preemptionPolicy", sp, ("Never", "PreemptLowerPriority")) or "PreemptLowerPriority"
-    node_affinity_required = NodeSelector.parse(req_raw) if req_raw is not None else None
-    if pod_affinity is None:
-        pod_affinity = PodAffinity.parse(affinity, "spec.affinity", meta)
+    if known is not None:
+        preferred, node_affinity_required, pod_affinity = known
+    else:
+        node_affinity_required = NodeSelector.parse(req_raw) if req_raw is not None else None
+        if pod_affinity is None:
+            pod_affinity = PodAffinity.parse(affinity, "spec.affinity", meta)
+            if known_key is not None and affinities is not None:
+                affinities.put(known_key, affinity, (preferred, node_affinity_required, pod_affinity))
     overhead = {} if given("overhead") is None else parse_resource_list(given("overhead"), "spec.overhead")
     pod = Pod(
         meta,
@@ -792,13 +833,14 @@ def parse_pod(raw: Mapping, index: int = 0, labels_valid: bool = False) -> Pod:
     return pod
 
 
-def validate_pod(raw: Mapping) -> None:
+def validate_pod(raw: Mapping, affinity_valid: bool = False) -> None:
     """What the API server's validation rejects in a pod that ``parse_pod`` (the scheduler's view) accepts.
 
     The scheduler copes with such pods in its own way (a term with an unknown operator matches nothing, an
     invalid pod affinity selector fails PreFilter; upstream's unit tests feed it such pods), but no cluster
     holds them, so a snapshot that does is a mistake: the loader reports it. Raises ``FieldError``; call
-    it after ``parse_pod`` succeeded (the types are checked there)."""
+    it after ``parse_pod`` succeeded (the types are checked there). ``affinity_valid``: the caller
+    validated an equal ``spec.affinity`` before."""
     spec = raw.get("spec")
     if not isinstance(spec, _MAP):
         return
@@ -809,7 +851,7 @@ def validate_pod(raw: Mapping) -> None:
     if selector is not None and isinstance(selector, _MAP):
         _labels(spec, "nodeSelector", sp, validate=True)
     affinity = spec.get("affinity")
-    if affinity is None or not isinstance(affinity, _MAP):
+    if affinity is None or affinity_valid or not isinstance(affinity, _MAP):
         return
     nap = f"{sp}.affinity.nodeAffinity"
     na = affinity.get("nodeAffinity")
@@ -869,12 +911,13 @@ class PodParser:
 
     PROBE = 512
 
-    __slots__ = ("_dumps", "_hit", "_hits", "_memo", "_tries")
+    __slots__ = ("_affinities", "_dumps", "_hit", "_hits", "_memo", "_tries")
 
     def __init__(self) -> None:
         import orjson  # (here: a start that parses no snapshot does not import it)
 
         self._dumps = orjson.dumps
+        self._affinities = _Affinities(orjson.dumps)  # (also while specs are not looked up)
         self._memo: dict[tuple[str, bytes], tuple[dict, tuple, tuple, list[bool]]] | None = {}
         self._tries = 0
         self._hits = 0
@@ -882,10 +925,11 @@ class PodParser:
 
     def parse(self, raw: Mapping, index: int = 0, labels_valid: bool = False) -> Pod:
         self._hit = None
+        self._affinities.flag = None
         memo = self._memo
         spec = raw.get("spec") if memo is not None else None
         if memo is None or type(spec) is not dict or type(raw) is not dict:
-            return parse_pod(raw, index, labels_valid)
+            return parse_pod(raw, index, labels_valid, self._affinities)
         meta = raw.get("metadata")
         ns = meta.get("namespace") if type(meta) is dict else None
         if "nodeName" in spec:
@@ -894,11 +938,11 @@ class PodParser:
         try:
             key = (ns if type(ns) is str else "", self._dumps(spec))
         except (TypeError, ValueError):  # what orjson does not write (integers over 64 bits, other keys)
-            return parse_pod(raw, index, labels_valid)
+            return parse_pod(raw, index, labels_valid, self._affinities)
         self._tries += 1
         entry = memo.get(key)
         if entry is None or entry[0] != spec:
-            pod = parse_pod(raw, index, labels_valid)
+            pod = parse_pod(raw, index, labels_valid, self._affinities)
             entry = memo[key] = (spec, _SPEC_FIELDS(pod), _DERIVED_FIELDS(pod), [False])
             self._hit = entry[3]
             if self._tries >= self.PROBE and self._hits * 8 < self._tries:
@@ -924,9 +968,12 @@ class PodParser:
         hit = self._hit
         if hit is not None and hit[0]:
             return
-        validate_pod(raw)
+        affinity = self._affinities.flag
+        validate_pod(raw, affinity is not None and affinity[0])
         if hit is not None:
             hit[0] = True
+        if affinity is not None:
+            affinity[0] = True
 
 
 # --------------------------------------------------------------------------- nodes

@@ -237,8 +237,20 @@ def _flatten(doc: Document, obj: object, where: str, errors: list[InputError]) -
                                          doc=doc.index, line=_locate(doc, path), obj=kind, field=path))
                 continue
             item_kind = kind[:-4] if kind != "List" else None
+            first = 0
+            if item_kind is None:
+                # the items are what the stack would take next: the leading ones that are objects but no
+                # list to flatten (nearly all) are yielded at once, the rest stacked as before
+                for item in items:
+                    if type(item) is not dict:
+                        break
+                    k = item.get("kind")
+                    if isinstance(k, str) and k.endswith("List") and "items" in item:
+                        break
+                    yield doc, item, f"{path}[{first}]"
+                    first += 1
             expanded = []
-            for i, item in enumerate(items):
+            for i, item in enumerate(items[first:] if first else items, first):
                 if isinstance(item, _MAP) and item_kind and "kind" not in item:
                     item = {**item, "kind": item_kind, "apiVersion": obj.get("apiVersion", "v1")}
                 expanded.append((item, f"{path}[{i}]"))
