@@ -8,24 +8,20 @@ from typing import Any
 
 from typer.core import TyperGroup
 
+# each rule reads pydantic's phrasing (typer 0.29 on) or click's (typer before); the order matters
 _RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^Value error, "), ""),
-    (re.compile(r"^Input should be greater than or equal to (\S+)$"), r"must be \1 or more"),
-    (re.compile(r"^Input should be greater than (\S+)$"), r"must be more than \1"),
-    (re.compile(r"^Input should be less than or equal to (\S+)$"), r"must be \1 or less"),
-    (re.compile(r"^Input should be less than (\S+)$"), r"must be less than \1"),
-    (re.compile(r"^Input should be a valid integer.*$"), "expected a whole number"),
-    (re.compile(r"^Input should be a valid number.*$"), "expected a number"),
-    (re.compile(r"^Input should be a valid boolean.*$"), "expected true or false"),
+    (re.compile(r"^(?:Input should be greater than or equal to |\S+ is not in the range x>=)(\S+?)\.?$"),
+     r"must be \1 or more"),
+    (re.compile(r"^(?:Input should be greater than |\S+ is not in the range x>)(\S+?)\.?$"), r"must be more than \1"),
+    (re.compile(r"^(?:Input should be less than or equal to |\S+ is not in the range x<=)(\S+?)\.?$"),
+     r"must be \1 or less"),
+    (re.compile(r"^(?:Input should be less than |\S+ is not in the range x<)(\S+?)\.?$"), r"must be less than \1"),
+    (re.compile(r"^(?:Input should be a valid integer.*|.* is not a valid int(?:eger)?\.?)$"),
+     "expected a whole number"),
+    (re.compile(r"^(?:Input should be a valid number.*|.* is not a valid float\.?)$"), "expected a number"),
+    (re.compile(r"^(?:Input should be a valid boolean.*|.* is not a valid boolean\.?)$"), "expected true or false"),
     (re.compile(r"^Input should be (.*)$"), r"expected \1"),
-    # the same in click's phrasing (typer before 0.29)
-    (re.compile(r"^\S+ is not in the range x>=(\S+?)\.?$"), r"must be \1 or more"),
-    (re.compile(r"^\S+ is not in the range x>(\S+?)\.?$"), r"must be more than \1"),
-    (re.compile(r"^\S+ is not in the range x<=(\S+?)\.?$"), r"must be \1 or less"),
-    (re.compile(r"^\S+ is not in the range x<(\S+?)\.?$"), r"must be less than \1"),
-    (re.compile(r"^.* is not a valid int(eger)?\.?$"), "expected a whole number"),
-    (re.compile(r"^.* is not a valid float\.?$"), "expected a number"),
-    (re.compile(r"^.* is not a valid boolean\.?$"), "expected true or false"),
 ]
 
 
