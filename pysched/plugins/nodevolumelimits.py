@@ -206,7 +206,7 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin):
         if hit is not None and hit[0] is node and hit[1][0] == node.generation:  # type: ignore[index]
             return hit[1][1]  # type: ignore[index]
         value = self._usage(storage, node, csi_node, self._existing_volumes, self._kept_attachments)
-        reads = [f"volume:{va.pv_name}" for va in storage.attachments_on(node.name) if va.pv_name is not None]
+        reads = self._attachment_reads(storage, node.name)
         for existing in node.pods:
             if existing.volumes:
                 reads.extend(self._reads(storage, existing))
@@ -267,9 +267,13 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin):
         if hit is not None:
             return hit[1]  # type: ignore[return-value]
         value = self._attachments(storage, node_name)
-        reads = [f"volume:{va.pv_name}" for va in storage.attachments_on(node_name) if va.pv_name is not None]
-        self._remember(key, node_name, value, reads)
+        self._remember(key, node_name, value, self._attachment_reads(storage, node_name))
         return value
+
+    @staticmethod
+    def _attachment_reads(storage: StorageState, node_name: str) -> list[str]:
+        """The volumes ``_attachments`` reads for the node (as StorageState.changes names them)."""
+        return [f"volume:{va.pv_name}" for va in storage.attachments_on(node_name) if va.pv_name is not None]
 
     # ------------------------------------------------------------------ helpers
     def _attachable(self, storage: StorageState, pod: Pod, csi_node: CSINode | None, new_pod: bool,
