@@ -39,7 +39,11 @@ to the issue's targets (a fraction of the real kube-scheduler's time on this mac
 rounds: every file once per round, in the same order, and a fixed pure-Python loop first (``calib s``),
 so that the machine's speed, which drifts by a third within minutes here, shows beside the figures.
 Each row gives the best and the median wall time, the best CPU time (user+sys) and the verdict for both;
-every format of one cluster must print the same bytes (``md5``).
+every format of one cluster must print the same bytes (``md5``). A line names the interpreter, where
+``pysched`` was imported from and the interpreter's bare start (``python -c pass``): ``.pth`` files in
+site-packages run at every start and an editable install adds an import finder, which a ``pip install .``
+into a fresh venv (what the README's first command gives) does not have. Run it as
+``VENV/bin/python bench/bench.py --cli`` from the checkout to time this tree in that venv.
 
 The full table (what the issue's closing note reports) is one run of
 ``python bench/bench.py --workload all --perf --scaling --explain`` on a quiet machine: it writes every
@@ -681,6 +685,21 @@ def calibration_s() -> float:
     return time.perf_counter() - t0
 
 
+def interpreter_line() -> str:
+    """Which interpreter and which pysched the ``--cli`` rows ran, and what its bare start costs.
+
+    An interpreter's own start-up differs between environments (``.pth`` files of site-packages run at
+    every start, an editable install adds an import finder), so the figures say where they came from.
+    """
+    probe = "import pysched, sys; print(pysched.__file__)"
+    where = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=False)
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "pass"], check=True)
+    bare = time.perf_counter() - t0
+    return (f"python {sys.executable} ({sys.version.split()[0]}), pysched from "
+            f"{where.stdout.strip() or where.stderr.strip()[-80:]}; `python -c pass` {bare:.3f} s")
+
+
 def cli_run(path: str) -> dict:
     """``simulate FILE -o json`` in a fresh process: wall and CPU (user+sys) seconds, output digest."""
     import hashlib
@@ -731,6 +750,7 @@ def cli_bench(folder: str, rounds: int, seed: int, running: int, perf: str = PER
             for fmt, path in files.items():
                 runs.setdefault((name, fmt), []).append(cli_run(path))
     print(f"calib s (a fixed loop, per round): {' '.join(f'{c:.2f}' for c in calib)}", flush=True)
+    print(interpreter_line(), flush=True)
     print(CLI_HEADER, flush=True)
     for name, files in clusters:
         real, share = REAL_SCHEDULER.get(name, (0.0, 0.0))

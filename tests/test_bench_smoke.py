@@ -117,6 +117,8 @@ def test_cli_bench_times_simulate_end_to_end_against_the_targets(tmp_path: Path)
     assert sum("is absent, skipped" in line for line in lines) == 2
     calib = next(line for line in lines if line.startswith("calib s"))
     assert len(calib.split(":")[1].split()) == 2  # one calibration per round
+    interpreter = next(line for line in lines if line.startswith("python "))
+    assert sys.executable in interpreter and "pysched from " in interpreter and "__init__.py" in interpreter
     head = next(i for i, line in enumerate(lines) if line.startswith("cluster"))
     assert lines[head].split() == ["cluster", "format", "MB", "best", "s", "median", "s", "cpu", "s", "target", "s",
                                    "best", "median", "md5"]
