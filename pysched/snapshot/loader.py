@@ -30,7 +30,7 @@ import yaml
 from pysched.errors import InputError, InputErrors
 from pysched.model.labels import label_key_error, label_value_error, labels_known_valid
 from pysched.model.objects import FieldError, PodParser
-from pysched.snapshot import reader, validation
+from pysched.snapshot import prefetch, reader, validation
 from pysched.snapshot.admission import admit_loaded_pods
 from pysched.snapshot.cluster import Cluster
 from pysched.snapshot.fastyaml import read_block_yaml
@@ -119,6 +119,9 @@ def _walk(folder: str) -> list[str]:
 
 def read_source(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
     """The text of a file ('-' = stdin), gzip-decompressed when it is gzip; bounded (see ``reader``)."""
+    early = prefetch.text_of(path, max_bytes)
+    if early is not None:
+        return early
     return reader.read_text(path, max_bytes, stdin_hint="pipe a snapshot in "
                             "(kubectl get nodes,pods -A -o yaml | pysched simulate -)")
 
@@ -142,7 +145,9 @@ def parse_documents(text: str, source: str) -> Iterator[Document]:
     if mixed is not None:
         yield from mixed
         return
-    fast = read_block_yaml(text)
+    early, fast = prefetch.block_yaml_of(text)
+    if not early:
+        fast = read_block_yaml(text)
     if fast is not None:
         keep = text if len(text) <= LOCATE_MAX_CHARS else None
         for index, (obj, line) in enumerate(fast, 1):

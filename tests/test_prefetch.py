@@ -1,0 +1,127 @@
+"""The CLI's second thread: big snapshot files read and parsed while the rest is imported, used only
+when the loader would have read exactly that, and never the source of a warning or an error."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from pysched.cli.main import app
+from pysched.errors import PyschedError
+from pysched.snapshot import loader, prefetch
+from pysched.snapshot.loader import load_snapshot
+from tests.builders import topology_cluster
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def _fresh() -> Iterator[None]:
+    prefetch.reset()
+    yield
+    prefetch.reset()
+
+
+@pytest.fixture(scope="module")
+def cluster_doc() -> dict:
+    return topology_cluster(seed=5, n_nodes=300, n_running=600, n_pending=120)
+
+
+def _write_block_yaml(path: Path, doc: dict) -> Path:
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    assert path.stat().st_size >= prefetch.MIN_BYTES
+    return path
+
+
+def _summary(cluster: object) -> list[tuple]:
+    pods = [(p.namespace, p.name, p.node_name, p.priority) for p in cluster.pods]  # type: ignore[attr-defined]
+    nodes = [n.name for n in cluster.nodes]  # type: ignore[attr-defined]
+    return [tuple(nodes), *pods]
+
+
+def _no_parse_here(text: str, **kwargs: object) -> None:
+    raise AssertionError("the loader parsed a text the thread had parsed")
+
+
+def test_the_loader_takes_the_threads_text_and_documents(tmp_path: Path, cluster_doc: dict,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _write_block_yaml(tmp_path / "big.yaml", cluster_doc)
+    expected = _summary(load_snapshot([str(path)]))
+    assert prefetch.start(["--config", "x", str(path)])
+    monkeypatch.setattr(loader, "read_block_yaml", _no_parse_here)
+    assert _summary(load_snapshot([str(path)])) == expected
+    assert prefetch.text_of(str(path), loader.DEFAULT_MAX_BYTES) is None  # handed over once
+
+
+@pytest.mark.parametrize("change", ["rewritten", "other-limit"])
+def test_what_the_thread_read_is_not_used_for_another_file_or_limit(tmp_path: Path, cluster_doc: dict,
+                                                                    change: str) -> None:
+    path = _write_block_yaml(tmp_path / "big.yaml", cluster_doc)
+    assert prefetch.start([str(path)])
+    prefetch._wait()
+    if change == "other-limit":
+        assert prefetch.text_of(str(path), loader.DEFAULT_MAX_BYTES // 2) is None
+        return
+    smaller = dict(cluster_doc, items=cluster_doc["items"][:-5])
+    _write_block_yaml(path, smaller)
+    os.utime(path, ns=(0, 1))  # another modification time, whatever the clock's resolution
+    assert prefetch.text_of(str(path), loader.DEFAULT_MAX_BYTES) is None
+    assert len(load_snapshot([str(path)]).pods) == sum(i["kind"] == "Pod" for i in smaller["items"])
+
+
+def test_only_big_regular_files_start_a_thread(tmp_path: Path) -> None:
+    small = tmp_path / "small.yaml"
+    small.write_text("kind: List\nitems: []\n")
+    assert prefetch.candidates(["-", "--output", str(tmp_path), str(small), str(tmp_path / "absent.yaml")]) == []
+    assert not prefetch.start([str(small)])
+    assert prefetch.text_of(str(small), loader.DEFAULT_MAX_BYTES) is None
+
+
+@pytest.mark.parametrize("form", ["json", "json.gz", "yaml.gz"])
+def test_json_and_gzip_read_alike_through_the_thread(tmp_path: Path, cluster_doc: dict, form: str) -> None:
+    raw = (json.dumps(cluster_doc, indent=1) if form.startswith("json") else yaml.safe_dump(cluster_doc)).encode()
+    path = tmp_path / f"big.{form}"
+    path.write_bytes(gzip.compress(raw) if form.endswith(".gz") else raw)
+    if path.stat().st_size < prefetch.MIN_BYTES:
+        path.write_bytes(gzip.compress(raw, compresslevel=0))
+    expected = _summary(load_snapshot([str(path)]))
+    assert prefetch.start([str(path)])
+    assert _summary(load_snapshot([str(path)])) == expected
+
+
+def test_errors_are_the_loaders_own(tmp_path: Path, cluster_doc: dict) -> None:
+    path = _write_block_yaml(tmp_path / "big.yaml", cluster_doc)
+    path.write_text(path.read_text() + "- kind: Pod\n  metadata: {name: [}\n")
+    with pytest.raises(PyschedError) as plain:
+        load_snapshot([str(path)])
+    assert prefetch.start([str(path)])
+    with pytest.raises(PyschedError) as threaded:
+        load_snapshot([str(path)])
+    assert str(threaded.value) == str(plain.value)
+    assert str(path) in str(plain.value)
+
+
+def test_the_command_line_prints_the_same_bytes_with_the_thread(tmp_path: Path, cluster_doc: dict) -> None:
+    path = _write_block_yaml(tmp_path / "big.yaml", cluster_doc)
+    inline = CliRunner().invoke(app, ["simulate", str(path), "-o", "json"])  # no main(): no thread
+    assert inline.exit_code == 0, inline.output
+    code = ("import sys, threading; from pysched.cli import main as m; from pysched.snapshot import prefetch\n"
+            "sys.argv = ['pysched', 'simulate', sys.argv[1], '-o', 'json']\n"
+            "started = prefetch.start\n"
+            "def start(args):\n"
+            "    assert started(args); return True\n"
+            "prefetch.start = start\n"
+            "m.main()\n")
+    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=120,
+                          cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == inline.stdout
