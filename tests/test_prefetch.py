@@ -3,6 +3,7 @@ when the loader would have read exactly that, and never the source of a warning 
 
 from __future__ import annotations
 
+import gc
 import gzip
 import json
 import os
@@ -125,3 +126,18 @@ def test_the_command_line_prints_the_same_bytes_with_the_thread(tmp_path: Path, 
                           cwd=ROOT)
     assert done.returncode == 0, done.stderr
     assert done.stdout == inline.stdout
+
+
+@pytest.mark.parametrize("enabled", [True, False], ids=["collector-on", "collector-off"])
+def test_the_collector_rests_while_the_thread_parses_and_comes_back_as_it_was(tmp_path: Path, cluster_doc: dict,
+                                                                              enabled: bool) -> None:
+    path = _write_block_yaml(tmp_path / "big.yaml", cluster_doc)
+    was = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        assert prefetch.start([str(path)])
+        assert not gc.isenabled()
+        load_snapshot([str(path)])
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()

@@ -366,6 +366,7 @@ def load_snapshot(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES, *, s
     ``max_bytes`` limits each file (and its decompressed size); ``validate`` (``strict``, ``warn`` (the
     default), ``ignore``; ``strict=True`` means ``strict``) says what unknown or mistyped fields at any
     depth, invalid names and label values the API server would reject are: errors, warnings, or nothing."""
+    prefetch.finish()
     try:
         with collector_paused():
             return _load(paths, max_bytes, validation_mode(strict, validate))

@@ -16,6 +16,7 @@ it as always; warnings and errors never come from the thread.
 
 from __future__ import annotations
 
+import gc
 import os
 import stat
 import threading
@@ -29,6 +30,7 @@ _FileKey = tuple[int, int, int, int]
 
 _lock = threading.Lock()
 _thread: threading.Thread | None = None
+_collector_paused = False  # by ``start``, until ``finish``
 _texts: dict[str, tuple[_FileKey, int, str]] = {}  # path -> (identity, max_bytes, text)
 _parsed: dict[int, tuple[str, list[tuple[object, int]] | None]] = {}  # id(text) -> (text, documents)
 
@@ -67,6 +69,12 @@ def start(args: Iterable[str]) -> bool:
 
     _thread = threading.Thread(target=_work, args=(files, reader, fastyaml), name="pysched-prefetch",
                                daemon=True)
+    # the parse builds hundreds of thousands of containers that all live on: the cyclic collector would
+    # walk them again and again (the loader pauses it for the same reason, ``loader.collector_paused``)
+    global _collector_paused
+    if gc.isenabled():
+        gc.disable()
+        _collector_paused = True
     _thread.start()
     return True
 
@@ -103,12 +111,22 @@ def _wait() -> None:
         thread.join()
 
 
+def finish() -> None:
+    """Wait for the thread and give the collector back as ``start`` found it (the loader calls this
+    before it pauses the collector itself)."""
+    global _collector_paused
+    _wait()
+    if _collector_paused:
+        _collector_paused = False
+        gc.enable()
+
+
 def text_of(path: str, max_bytes: int) -> str | None:
     """The text the thread read of ``path`` under the same limit, when the file is still that file;
     handed over once."""
     if _thread is None:
         return None
-    _wait()
+    finish()
     with _lock:
         entry = _texts.pop(path, None)
     if entry is None:
@@ -134,7 +152,7 @@ def block_yaml_of(text: str) -> tuple[bool, list[tuple[object, int]] | None]:
 def reset() -> None:
     """Forget the thread and what it read (tests; a second run in one process starts afresh)."""
     global _thread
-    _wait()
+    finish()
     with _lock:
         _texts.clear()
         _parsed.clear()
