@@ -79,6 +79,16 @@ def test_what_the_thread_read_is_not_used_for_another_file_or_limit(tmp_path: Pa
     assert len(load_snapshot([str(path)]).pods) == sum(i["kind"] == "Pod" for i in smaller["items"])
 
 
+def test_a_file_named_twice_is_read_once_and_loaded_twice(tmp_path: Path, cluster_doc: dict) -> None:
+    path = _write_block_yaml(tmp_path / "big.yaml", cluster_doc)
+    assert [p for p, _ in prefetch.candidates([str(path), str(path)])] == [str(path)]
+    once = load_snapshot([str(path)])
+    assert prefetch.start([str(path), str(path)])
+    with pytest.raises(PyschedError, match="Node"):  # the same objects twice: the loader's own duplicate error
+        load_snapshot([str(path), str(path)])
+    assert len(once.nodes) == 300
+
+
 def test_only_big_regular_files_start_a_thread(tmp_path: Path) -> None:
     small = tmp_path / "small.yaml"
     small.write_text("kind: List\nitems: []\n")

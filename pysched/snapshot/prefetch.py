@@ -48,7 +48,7 @@ def _identity(path: str) -> _FileKey | None:
 def candidates(args: Iterable[str]) -> list[tuple[str, _FileKey]]:
     """The arguments that are regular files big enough to be worth a thread, with their identity."""
     out = []
-    for arg in args:
+    for arg in dict.fromkeys(args):  # a file named twice is read once
         if not arg or arg.startswith("-"):
             continue
         key = _identity(arg)
