@@ -346,6 +346,8 @@ def parse_error_message(err: str) -> str:
 # --------------------------------------------------------------------------- plugin
 
 _MAX_AGGREGATES = 256
+_MAX_SCORE_F = np.array(float(MAX_NODE_SCORE))  # (a 0-d operand: no Python number converted per call)
+_MAX_SCORE_F.flags.writeable = False
 
 
 class _ExistingTerms:
@@ -962,7 +964,7 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         if diff <= 0:
             return np.zeros(len(arr), dtype=np.int64)
         f = (arr - lo) / float(diff)  # float64, as upstream's float64(score-min)/float64(diff)
-        f *= float(MAX_NODE_SCORE)  # the same product as MaxNodeScore * fraction
+        np.multiply(f, _MAX_SCORE_F, out=f)  # the same product as MaxNodeScore * fraction
         return f.astype(np.int64)
 
     def normalize_values(self, state: CycleState, pod: Pod, values: list[int]) -> list[int]:

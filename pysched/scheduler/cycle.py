@@ -344,11 +344,12 @@ class Scheduler:
             # One argmax over total * n + (n - 1 - name rank): the highest total, then the smallest name.
             # Totals are in [0, most] (each array was range-checked before weighting), so nothing overflows.
             cols, rows = hit
-            below = name_rank_below(cols)[rows]
+            ranks, n_rows = _name_ranks(cols)
+            below = ranks[rows]
             if totals is None:
                 return str(cols.names_arr[rows[int(below.argmax())]])
             if 0 < most < (1 << 62) // max(cols.n, 1):
-                totals *= cols.n
+                np.multiply(totals, n_rows, out=totals)
                 totals += below
                 return str(cols.names_arr[rows[int(totals.argmax())]])
         best = np.flatnonzero(totals == totals.max()) if totals is not None else np.arange(len(feasible))
@@ -550,19 +551,24 @@ class Scheduler:
         return tr
 
 
-_NAME_RANK = ("cycle", "name-rank-below")
-
-
 def name_rank_below(cols: NodeColumns) -> np.ndarray:
     """Per node row, how many node names sort after its own (``n - 1 -`` its rank in name order): the
     larger, the smaller the name. Names never change in one set of columns, so it is built once."""
-    below = cols.masks.get(_NAME_RANK)
-    if below is None:
+    return _name_ranks(cols)[0]
+
+
+def _name_ranks(cols: NodeColumns) -> tuple[np.ndarray, np.ndarray]:
+    """``name_rank_below`` and the number of rows as a 0-d int64 array (the host choice's multiplier)."""
+    hit = cols.name_ranks
+    if hit is None:
         order = sorted(range(cols.n), key=cols.names_arr.__getitem__)
         below = np.empty(cols.n, dtype=np.int64)
         below[np.array(order, dtype=np.int64)] = np.arange(cols.n - 1, -1, -1, dtype=np.int64)
-        cols.masks[_NAME_RANK] = below
-    return below
+        below.flags.writeable = False
+        n_rows = np.array(cols.n, dtype=np.int64)
+        n_rows.flags.writeable = False
+        hit = cols.name_ranks = (below, n_rows)
+    return hit
 
 
 def _duration(seconds: float) -> str:

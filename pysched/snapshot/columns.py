@@ -70,6 +70,9 @@ class NodeColumns:
         self.log_pos = len(state.change_log)
         self.masks: dict[tuple[Any, ...], np.ndarray] = {}
         self.seen: set[tuple[Any, ...]] = set()  # pod shapes met once (their masks are built the second time)
+        # (per row how many node names sort after its own, the number of rows as a 0-d array): the host
+        # choice's tie-break, built on first use (``scheduler.cycle``)
+        self.name_ranks: tuple[np.ndarray, np.ndarray] | None = None
 
     def _read(self, i: int, ni: NodeInfo) -> None:
         r = ni.requested

@@ -77,6 +77,18 @@ def allocatable_and_requested(node: NodeInfo, resource: str, pod_request: int,
 _KIND = {CPU: 0, MEMORY: 1, EPHEMERAL: 2}  # other resources: 3
 
 
+def _constant(value: float | int) -> np.ndarray:
+    arr = np.array(value)
+    arr.flags.writeable = False
+    return arr
+
+
+# the array steps' scalar operands as 0-d arrays (float64 / int64): the same values and results as Python
+# numbers, without numpy converting a Python number at every call
+_ZERO, _HALF, _ONE, _MAX_SCORE = (_constant(v) for v in (0.0, 0.5, 1.0, float(MAX_NODE_SCORE)))
+_ONE_INT = _constant(np.int64(1))
+
+
 def _all_allocatable(cols: NodeColumns, kind: int) -> bool:
     """Every node row has a positive allocatable cpu (kind 0) / memory (1): the columns' short path
     applies. Allocatable never changes in one set of columns, so it is asked once."""
@@ -322,12 +334,12 @@ class ResourceAllocationScorer:
         _, _, w_cpu, w_mem = self._pair  # type: ignore[misc]
         f = cols.nz_room100[:, rows] - pair_column(float(pr[0] * 100), float(pr[1] * 100))
         f /= cols.alloc2_f[:, rows]  # allocatable > 0 on every row (_usable)
-        np.maximum(f, 0.0, out=f)
+        np.maximum(f, _ZERO, out=f)
         g = f.astype(np.int64)  # truncation = floor here (not negative)
         if w_cpu == 1 and w_mem == 1:
             total = g[0]
             total += g[1]
-            total >>= 1  # // 2 of numbers not negative
+            np.right_shift(total, _ONE_INT, out=total)  # // 2 of numbers not negative
             return total
         total = g[0] * w_cpu if w_cpu != 1 else g[0]
         total += g[1] * w_mem
@@ -342,12 +354,12 @@ class ResourceAllocationScorer:
         fractions and every later step are the same floats."""
         f = cols.req2_f[:, rows] + pair_column(float(pr[0]), float(pr[1]))
         f /= cols.alloc2_f[:, rows]
-        np.minimum(f, 1.0, out=f)
+        np.minimum(f, _ONE, out=f)
         d = f[0] - f[1]  # |cpu - memory| = |memory - cpu|: the steps' order does not change the result
-        d /= 2
+        np.multiply(d, _HALF, out=d)  # (= d / 2, exactly)
         np.abs(d, out=d)
-        np.subtract(1, d, out=d)
-        d *= float(MAX_NODE_SCORE)
+        np.subtract(_ONE, d, out=d)
+        np.multiply(d, _MAX_SCORE, out=d)
         return d.astype(np.int64)
 
     def _balanced_rows(self, cols: NodeColumns, rows: np.ndarray | slice, pod_requests: Sequence[int],
