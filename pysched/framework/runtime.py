@@ -147,6 +147,11 @@ class Framework:
         self.post_bind: list[PostBindPlugin] = take("postBind", PostBindPlugin)
         self.filter_names = [p.name for p in self.filter]
         self._filter_fns = [(p.name, p.filter) for p in self.filter]
+        # the batched Filter's view of each Filter plugin, looked up once: (position, name, plugin, its
+        # batch_filter or None, whether it has batch_filter_span)
+        self.batch_filters: list[tuple[int, str, Any, Any, bool]] = [
+            (at, p.name, p, getattr(p, "batch_filter", None), hasattr(p, "batch_filter_span"))
+            for at, p in enumerate(self.filter)]
         self.pre_filter_with_extensions = [p for p in self.pre_filter if p.HAS_EXTENSIONS]
 
     @property

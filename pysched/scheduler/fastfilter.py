@@ -170,15 +170,13 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
     # the stretch ``_span_window`` asks for must not wrap; when it would, those plugins give their whole-row
     # verdict in Filter order with the others (no late merge)
     stretch = not nominated and start + 2 * (to_find + 1) + 64 < n
-    for at, p in enumerate(fwk.filter):
-        name = p.name
+    for at, name, p, fn, has_span in fwk.batch_filters:
         if name in skip:
             continue
-        if stretch and hasattr(p, "batch_filter_span"):
+        if stretch and has_span:
             spans.append((at, name, p))
             continue
-        fn = getattr(p, "batch_filter", None)  # batch_verdict, inlined: this runs for every plugin and pod
-        v = None
+        v = None  # (batch_verdict, inlined: this runs for every plugin and pod)
         if fn is not None:
             try:
                 v = fn(state, pod, cols)

@@ -143,6 +143,7 @@ def build_scorer(strategy: Any) -> ResourceAllocationScorer:
     return ResourceAllocationScorer(kind, resources, fn, use_requested=False, pod_level=False)
 
 
+_ALL = slice(None)  # every row
 _BIG = 1 << 62  # requests below it are int64 values (the two-row comparison builds an int64 array of them)
 
 
@@ -193,20 +194,21 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlug
         # first. The room arrays are this verdict's own (the rejected rows' statuses describe the nodes at
         # verdict time); allocatable never changes.
         checks: list[tuple[str, np.ndarray, np.ndarray | None, int]] = [
-            (REASON_TOO_MANY_PODS, cols.pod_room[sl].copy(), None, 1)]  # (free_pods >= 1, this verdict's own)
+            (REASON_TOO_MANY_PODS, (cols.pod_room if sl == _ALL else cols.pod_room[sl]).copy(), None, 1)]
+        # (the allocatable columns are kept whole and cut to ``sl`` only when statuses are asked)
         q_cpu, q_mem = req.milli_cpu, req.memory
         if 0 < q_cpu < _BIG and 0 < q_mem < _BIG:  # both at once: one comparison over the two-row array
-            room2 = cols.free2[:, sl] >= pair_column(q_cpu, q_mem)
-            checks.append(("Insufficient cpu", room2[0], cols.alloc_cpu[sl], q_cpu))
-            checks.append(("Insufficient memory", room2[1], cols.alloc_mem[sl], q_mem))
+            room2 = (cols.free2 if sl == _ALL else cols.free2[:, sl]) >= pair_column(q_cpu, q_mem)
+            checks.append(("Insufficient cpu", room2[0], cols.alloc_cpu, q_cpu))
+            checks.append(("Insufficient memory", room2[1], cols.alloc_mem, q_mem))
         else:
             if q_cpu > 0:
-                checks.append(("Insufficient cpu", cols.free_cpu[sl] >= q_cpu, cols.alloc_cpu[sl], q_cpu))
+                checks.append(("Insufficient cpu", cols.free_cpu[sl] >= q_cpu, cols.alloc_cpu, q_cpu))
             if q_mem > 0:
-                checks.append(("Insufficient memory", cols.free_mem[sl] >= q_mem, cols.alloc_mem[sl], q_mem))
+                checks.append(("Insufficient memory", cols.free_mem[sl] >= q_mem, cols.alloc_mem, q_mem))
         q = req.ephemeral_storage
         if q > 0:
-            checks.append(("Insufficient ephemeral-storage", cols.free_eph[sl] >= q, cols.alloc_eph[sl], q))
+            checks.append(("Insufficient ephemeral-storage", cols.free_eph[sl] >= q, cols.alloc_eph, q))
         if req.scalar:
             for name, q in req.scalar.items():
                 if q == 0:
@@ -215,7 +217,7 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlug
                         self.ignored_resource_groups and name.split("/", 1)[0] in self.ignored_resource_groups)):
                     continue
                 have, in_use = cols.scalar(name)
-                checks.append((f"Insufficient {name}", have[sl] - in_use[sl] >= q, have[sl], q))
+                checks.append((f"Insufficient {name}", have[sl] - in_use[sl] >= q, have, q))
         if len(checks) > 60:
             return None  # the kinds are 64-bit sets
         if len(checks) == 1:
@@ -238,8 +240,8 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlug
             for bit, (_, room, alloc, q) in enumerate(checks):
                 short = ~room[rows]
                 kinds |= short.astype(np.int64) << bit
-                if alloc is not None:
-                    unresolvable |= short & (alloc[rows] < q)
+                if alloc is not None:  # (allocatable never changes in one set of columns)
+                    unresolvable |= short & (alloc[sl][rows] < q)
             kinds |= unresolvable.astype(np.int64) << len(checks)
             return template_statuses(kinds, make, cache)
 
