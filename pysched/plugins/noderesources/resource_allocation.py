@@ -77,7 +77,7 @@ def allocatable_and_requested(node: NodeInfo, resource: str, pod_request: int,
 _KIND = {CPU: 0, MEMORY: 1, EPHEMERAL: 2}  # other resources: 3
 
 
-def _constant(value: float | int) -> np.ndarray:
+def _constant(value: float | np.int64) -> np.ndarray:
     arr = np.array(value)
     arr.flags.writeable = False
     return arr
