@@ -43,6 +43,10 @@ results on both paths (``SimulationOptions(batched=False)`` never calls them).
     stretch of rows; the host choice scores the whole stretch through views and drops the rows that are
     not feasible afterwards). Column arrays read through a slice are views: never write into them.
 
+``BATCH_SCORE_OWNED`` (class attribute)
+    True when every array ``batch_score`` returns is a new one nobody else holds: the framework may sum
+    the other plugins' scores into it instead of copying it first.
+
 Helpers here: ``BatchVerdict``, ``shape_verdict`` (for plugins whose verdict depends only on the node
 object and a signature of what they read from the pod: computed once per pod shape by the plugin's own
 ``filter`` and cached in the columns) and ``template_statuses`` (shared Status objects per reason set).

@@ -86,8 +86,8 @@ def plugin_filter(p: FilterPlugin, state: CycleState, pod: Pod, node: NodeInfo) 
 class _ScoreStep:
     """A Score plugin as ``run_score_arrays`` calls it: its optional batched methods looked up once."""
 
-    __slots__ = ("batch", "batch_normalize", "constant", "has_normalize", "in_range", "name", "plugin", "spans",
-                 "weight")
+    __slots__ = ("batch", "batch_normalize", "constant", "has_normalize", "in_range", "name", "owned", "plugin",
+                 "spans", "weight")
 
     def __init__(self, p: ScorePlugin, weight: int) -> None:
         self.plugin = p
@@ -99,6 +99,7 @@ class _ScoreStep:
         self.constant = getattr(p, "batch_constant", None)
         self.in_range = bool(getattr(p, "BATCH_SCORES_IN_RANGE", False))
         self.spans = self.batch is not None and bool(getattr(p, "BATCH_SCORE_SPANS", False))
+        self.owned = self.batch is not None and bool(getattr(p, "BATCH_SCORE_OWNED", False))
 
 
 class Framework:
@@ -452,7 +453,9 @@ class Framework:
                 except Exception:
                     return None, self._locate_score_fault(step.plugin, state, pod, nodes)
                 if arr is not None:
-                    span_total = _add_weighted(span_total, arr, w)
+                    # (the first owned array is summed into as it is: no copy)
+                    span_total = arr if span_total is None and w == 1 and step.owned \
+                        else _add_weighted(span_total, arr, w)
                     continue
             arr, st = self._score_array(step, state, pod, nodes, hit, span, offsets)
             if arr is None:
@@ -477,10 +480,10 @@ class Framework:
         arr: np.ndarray | None = None
         try:
             if step.batch is not None and hit is not None:
-                if span is not None and step.spans:
+                # a span only when every row of it is feasible (views); else the rows themselves (a plugin
+                # here reads its values by row: gathering the feasible rows once costs less than the span's)
+                if span is not None and step.spans and offsets is None:
                     arr = step.batch(state, pod, hit[0], span)
-                    if arr is not None and offsets is not None:
-                        arr = arr[offsets]
                 if arr is None:
                     arr = step.batch(state, pod, hit[0], hit[1])
             if arr is None:

@@ -35,6 +35,7 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin):
     NAME = NAME
     BATCH_SCORES_IN_RANGE = True  # 100 * (1 - |f0 - f1| / 2) with fractions capped to [0, 1]
     BATCH_SCORE_SPANS = True  # batch_score takes a slice of rows (score_rows reads through it, never writes)
+    BATCH_SCORE_OWNED = True  # every score_rows array is a new one
 
     def __init__(self, args: Any = None) -> None:
         if args is None:

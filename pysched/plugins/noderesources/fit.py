@@ -150,6 +150,7 @@ _BIG = 1 << 62  # requests below it are int64 values (the two-row comparison bui
 class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlugin):
     NAME = NAME
     BATCH_SCORE_SPANS = True  # batch_score takes a slice of rows (score_rows reads through it, never writes)
+    BATCH_SCORE_OWNED = True  # every score_rows array is a new one
 
     def __init__(self, args: Any = None) -> None:
         if args is None:
