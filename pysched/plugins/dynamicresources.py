@@ -87,6 +87,9 @@ class _State(StateData):
         return [i for i, c in enumerate(self.claims) if c.allocation is None]
 
 
+_NO_CLAIMS = _State()  # the state of every pod without claims (read only)
+
+
 def _missing_state() -> Status:
     return Status.as_error("not found")
 
@@ -124,11 +127,14 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
     # ------------------------------------------------------------------ PreFilter
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
-        s = _State()
-        state.write(STATE_KEY, s)  # written before anything can reject, as upstream
         dra = self._dra()
         if not pod.resource_claims or dra is None:
+            # written before anything can reject, as upstream; a pod without claims shares one empty state
+            # (nothing writes into a state without claims)
+            state.write(STATE_KEY, _NO_CLAIMS)
             return None, PRE_FILTER_SKIP
+        s = _State()
+        state.write(STATE_KEY, s)
         try:
             claims = dra.pod_claim_objects(pod)
         except ClaimLookupError as e:
