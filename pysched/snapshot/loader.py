@@ -24,28 +24,32 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from pysched.errors import InputError, InputErrors
 from pysched.model.labels import label_key_error, label_value_error, labels_known_valid
 from pysched.model.objects import FieldError, PodParser
-from pysched.snapshot import prefetch, reader, validation
+from pysched.snapshot import blockyaml, prefetch, reader, validation
 from pysched.snapshot.admission import admit_loaded_pods
 from pysched.snapshot.cluster import Cluster
-from pysched.snapshot.fastyaml import read_block_yaml
 from pysched.snapshot.kinds import BY_KIND, CLUSTER_SCOPED, KINDS, POD_CREATING
 from pysched.snapshot.names import NameGenerator
 from pysched.snapshot.reader import (  # noqa: F401 - re-exported: the limits are part of this module's API
     DEFAULT_MAX_BYTES,
     MAX_ALIAS_NODES,
     MAX_DEPTH,
-    StrictLoader,
     escape,
 )
 from pysched.snapshot.simulator import export_config, export_objects, is_export
 
-_Loader = StrictLoader
+if TYPE_CHECKING:
+    import yaml
+
+
+def __getattr__(name: str) -> Any:  # ``StrictLoader`` re-exported as before; PyYAML imported on first use
+    if name in ("StrictLoader", "_Loader"):
+        return reader.strict_loader()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 SNAPSHOT_SUFFIXES = (".yaml", ".yml", ".json", ".yaml.gz", ".yml.gz", ".json.gz")
 MAX_ERRORS = 20
@@ -147,7 +151,11 @@ def parse_documents(text: str, source: str) -> Iterator[Document]:
         return
     early, fast = prefetch.block_yaml_of(text)
     if not early:
-        fast = read_block_yaml(text)
+        fast = blockyaml.read_block_yaml(text)
+        if fast is None:
+            from pysched.snapshot import fastyaml  # (imports yaml_rs and PyYAML)
+
+            fast = fastyaml.read_block_yaml(text)
     if fast is not None:
         keep = text if len(text) <= LOCATE_MAX_CHARS else None
         for index, (obj, line) in enumerate(fast, 1):
@@ -298,7 +306,7 @@ def _document_node(doc: Document) -> yaml.Node | None:
         _located.clear()
     node = None
     try:
-        loader = _Loader(doc.text or "")
+        loader = reader.strict_loader()(doc.text or "")
         try:
             i = 0
             while loader.check_node():
@@ -319,6 +327,8 @@ _INDEX = re.compile(r"\[(\d+)\]\.?")
 
 
 def _line_of(node: yaml.Node, path: str) -> int:
+    import yaml
+
     line = node.start_mark.line + 1
     rest = path
     while rest:

@@ -24,9 +24,10 @@ import stat
 import sys
 import zlib
 from collections.abc import Iterator
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
-import yaml
+if TYPE_CHECKING:
+    import yaml
 
 from pysched.errors import InputError
 from pysched.safetext import MAX_ECHO, echo, escape
@@ -189,11 +190,8 @@ def read_text(path: str, max_bytes: int = DEFAULT_MAX_BYTES, *, error: type[Inpu
 
 # ================================================================================================ YAML
 
-_Base: Any  # the C loader or the pure-Python one: the stubs type them apart
-try:  # the C parser is many times faster on large dumps
-    _Base = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - libyaml missing
-    _Base = yaml.SafeLoader
+# PyYAML is imported only when a text needs it (``strict_loader``): JSON inputs and the block YAML that
+# ``blockyaml`` reads never do, and its import (a large regular expression compiled) costs ~20 ms.
 
 
 class DuplicateKey(Exception):
@@ -216,37 +214,6 @@ def _go_quote(key: object) -> str:
 
 
 _MERGE = "tag:yaml.org,2002:merge"
-
-
-class StrictLoader(_Base):
-    """Safe YAML with two Kubernetes habits: timestamps stay the strings they are (an unquoted
-    ``2025-13-45`` must not fail in the constructor) and a repeated key is an error. The duplicate check
-    costs one length comparison per mapping unless a key really repeats."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
-        own = len(node.value)
-        mapping = super().construct_mapping(node, deep=deep)
-        if len(mapping) != len(node.value):
-            merged = len(node.value) != own
-            # flatten_mapping put merged pairs first; only the mapping's own keys may not repeat
-            pairs = node.value[len(node.value) - own:] if merged else node.value
-            seen: dict[Any, int] = {}
-            for key_node, _ in pairs:
-                if key_node.tag == _MERGE:
-                    continue
-                key = self.construct_object(key_node, deep=True)
-                try:
-                    first = seen.get(key)
-                except TypeError:
-                    continue
-                line = key_node.start_mark.line + 1
-                if first is not None:
-                    raise DuplicateKey(key, first, line)
-                seen[key] = line
-        return mapping
-
-
-StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", _Base.construct_yaml_str)
 
 
 class BadScalar(ValueError):
@@ -275,11 +242,63 @@ def _reading(construct: Any, what: str) -> Any:
     return read
 
 
-StrictLoader.add_constructor("tag:yaml.org,2002:int", _reading(_Base.construct_yaml_int, "an integer"))
-StrictLoader.add_constructor("tag:yaml.org,2002:float", _reading(_Base.construct_yaml_float, "a number"))
+_strict: Any = None  # StrictLoader, built by the first strict_loader()
 
 
-def yaml_error(e: yaml.YAMLError, source: str, *, error: type[InputError] = InputError) -> InputError:
+def strict_loader() -> Any:
+    """``StrictLoader``: PyYAML's safe loader (the C one when libyaml is there) with two Kubernetes
+    habits: timestamps stay the strings they are (an unquoted ``2025-13-45`` must not fail in the
+    constructor) and a repeated key is an error. The duplicate check costs one length comparison per
+    mapping unless a key really repeats. Built (and PyYAML imported) on first use."""
+    global _strict
+    if _strict is None:
+        _strict = _build_strict_loader()
+    return _strict
+
+
+def _build_strict_loader() -> Any:
+    import yaml
+
+    base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C parser is many times faster
+
+    class StrictLoader(base):
+        __doc__ = strict_loader.__doc__
+
+        def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+            own = len(node.value)
+            mapping = super().construct_mapping(node, deep=deep)
+            if len(mapping) != len(node.value):
+                merged = len(node.value) != own
+                # flatten_mapping put merged pairs first; only the mapping's own keys may not repeat
+                pairs = node.value[len(node.value) - own:] if merged else node.value
+                seen: dict[Any, int] = {}
+                for key_node, _ in pairs:
+                    if key_node.tag == _MERGE:
+                        continue
+                    key = self.construct_object(key_node, deep=True)
+                    try:
+                        first = seen.get(key)
+                    except TypeError:
+                        continue
+                    line = key_node.start_mark.line + 1
+                    if first is not None:
+                        raise DuplicateKey(key, first, line)
+                    seen[key] = line
+            return mapping
+
+    StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", base.construct_yaml_str)
+    StrictLoader.add_constructor("tag:yaml.org,2002:int", _reading(base.construct_yaml_int, "an integer"))
+    StrictLoader.add_constructor("tag:yaml.org,2002:float", _reading(base.construct_yaml_float, "a number"))
+    return StrictLoader
+
+
+def __getattr__(name: str) -> Any:  # ``reader.StrictLoader`` as before, built on first use
+    if name == "StrictLoader":
+        return strict_loader()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def yaml_error(e: Exception, source: str, *, error: type[InputError] = InputError) -> InputError:
     mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
     line = mark.line + 1 if mark is not None else None
     problem = getattr(e, "problem", None) or str(e).splitlines()[0]
@@ -298,7 +317,7 @@ def yaml_documents(text: str, source: str, *, error: type[InputError] = InputErr
     what is yielded and in errors, are then the file's."""
     try:
         check_yaml_events(text, source, error=error, line_offset=line_offset, doc_offset=doc_offset)
-        loader = StrictLoader(text)
+        loader = strict_loader()(text)
         try:
             index = doc_offset
             while loader.check_node():
@@ -322,7 +341,7 @@ def yaml_documents(text: str, source: str, *, error: type[InputError] = InputErr
                 yield index, obj, line
         finally:
             loader.dispose()
-    except yaml.YAMLError as e:
+    except _yaml_error_class() as e:
         err = yaml_error(e, source, error=error)
         if err.line is not None:
             err = error(err.detail, file=source, line=err.line + line_offset)
@@ -356,9 +375,13 @@ def load_yaml_one(text: str, source: str, *, error: type[InputError] = InputErro
     return [obj for _, obj, _ in yaml_documents(text, source, error=error) if obj is not None]
 
 
+def _yaml_error_class() -> type[Exception]:
+    import yaml
+
+    return yaml.YAMLError
+
+
 _DOC = 2
-_DEPTH_DELTA = {yaml.SequenceStartEvent: 1, yaml.MappingStartEvent: 1, yaml.SequenceEndEvent: -1,
-                yaml.MappingEndEvent: -1, yaml.DocumentStartEvent: _DOC}
 
 
 def check_yaml_events(text: str, source: str, *, error: type[InputError] = InputError, line_offset: int = 0,
@@ -369,14 +392,19 @@ def check_yaml_events(text: str, source: str, *, error: type[InputError] = Input
     recurses): a document nested deeper than ``MAX_DEPTH``, aliases that would add more than
     ``MAX_ALIAS_NODES`` nodes when expanded (billion laughs), or an alias to a node that encloses it (a
     recursive structure) is an error. Time and memory are linear in the text."""
+    import yaml
+
+    loader = strict_loader()
+
     def fail(message: str, index: int, ev: Any) -> InputError:
         return error(message, file=source, doc=index + doc_offset, line=ev.start_mark.line + 1 + line_offset)
 
     if "&" not in text:  # no anchor, hence no alias: only the nesting needs watching (the common case)
         depth = 0
         index = 0
-        delta = _DEPTH_DELTA.get
-        for ev in yaml.parse(text, Loader=StrictLoader):
+        delta = {yaml.SequenceStartEvent: 1, yaml.MappingStartEvent: 1, yaml.SequenceEndEvent: -1,
+                 yaml.MappingEndEvent: -1, yaml.DocumentStartEvent: _DOC}.get
+        for ev in yaml.parse(text, Loader=loader):
             d = delta(type(ev))
             if d:
                 if d == _DOC:
@@ -396,7 +424,7 @@ def check_yaml_events(text: str, source: str, *, error: type[InputError] = Input
     scalar, alias = yaml.ScalarEvent, yaml.AliasEvent
     starts = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
     ends = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
-    events: Iterator[Any] = yaml.parse(text, Loader=StrictLoader)
+    events: Iterator[Any] = yaml.parse(text, Loader=loader)
     for ev in events:
         cls = type(ev)
         if cls is scalar:
