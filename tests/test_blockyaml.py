@@ -81,7 +81,8 @@ CASES = {
     "quoted": ("a: 'yes'\nb: \"0755\"\nc: 'it''s'\nd: \"x: y\"\ne: ''\n'k: 1': \"v\"\n\"q\": 'w'\n", True),
     "double-quoted-escapes": ('a: "tab\\there \\"q\\" \\\\ \\u00e9 \\n"\n', True),
     "plain-inside-characters": ("a: b@c\nd: e&f\ng: h[i]\nj: k:l\nm: it's\nn: -x\n", True),
-    "unicode": ("a: caf\xe9\nb: 1\xa02\nc: \U0001f600\n", True),
+    "unicode": ("a: caf\xe9\nc: \U0001f600\n", True),
+    "no-break-space": ("a: 1\xa02\n", False),  # (PyYAML reads it; Python's isprintable() refuses it)
     "sequence-of-scalars": ("- a\n- 'b'\n- 1\n- {}\n- []\n", True),
     "indented-root": ("  a: 1\n  b: 2\n", True),
     "trailing-spaces": ("a: 1   \nb:   \n  c: d  \n", True),

@@ -29,8 +29,6 @@ from pysched.snapshot.reader import document_separators
 MAX_PREFIX = 40  # columns of indentation (+ dash): nesting stays far below reader.MAX_DEPTH
 MAX_KEY = 1000  # PyYAML refuses implicit keys over 1,024 characters
 
-# characters PyYAML refuses (C0/C1 controls, U+FFFE/U+FFFF) or reads as line breaks or a BOM; tab and CR
-_BAD = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
 # first characters of a plain scalar that make it something else (or an error) in block context;
 # ``?`` and ``:`` are refused too (allowed before a non-space, but rare), ``-`` only before a space
 _INDICATOR = frozenset("-?:,[]{}#&*!|>'\"%@`")
@@ -111,6 +109,8 @@ def _quoted(s: str) -> str:
 def _value(s: str) -> tuple[int, object]:
     """(kind, value) of what follows ``key: `` or ``- `` (``s`` stripped, not empty)."""
     c = s[0]
+    if " #" in s:
+        raise _Refuse  # (a comment after the value)
     if c == "'" or c == '"':
         return _SCALAR, _quoted(s)
     if s == "{}":
@@ -138,8 +138,47 @@ def _key(s: str) -> str:
     return key
 
 
+_heads: dict[str, tuple[int, bool, int, str] | None] = {}  # "  key: " -> (indent, dash, col, key) (or None)
+_values: dict[str, tuple[int, object]] = {}  # what follows "key: " -> (kind, value)
+
+
 def _classify(line: str) -> Line:
-    """What one line holds (``_SKIP`` for blank and comment lines); raises ``_Refuse``."""
+    """What one line holds (``_SKIP`` for blank and comment lines); raises ``_Refuse``.
+
+    Most distinct lines are a known ``  key: `` and a value seen before in other lines (names, node
+    names, timestamps): both parts are judged once each."""
+    i = line.find(": ")
+    if i > 0:
+        head = line[:i + 2]
+        if head in _heads:
+            info = _heads[head]
+        else:
+            info = _heads[head] = _head(head)
+        if info is not None:
+            indent, dash, col, key = info
+            tail = line[i + 2:].strip(" ")
+            if not tail:
+                return indent, dash, col, key, _PENDING, None
+            v = _values.get(tail)
+            if v is None:
+                v = _values[tail] = _value(tail)
+            return indent, dash, col, key, v[0], v[1]
+    return _classify_line(line)
+
+
+def _head(head: str) -> tuple[int, bool, int, str] | None:
+    """``head`` (up to the first ``: ``) as ``_classify_line`` reads it before a plain value; None when
+    the whole line must be read (quotes, a comment sign, anything refused)."""
+    if "'" in head or '"' in head or "#" in head:
+        return None
+    try:
+        indent, dash, col, key, _, _ = _classify_line(head + "x")
+    except _Refuse:
+        return None
+    return None if key is None else (indent, dash, col, key)
+
+
+def _classify_line(line: str) -> Line:
     s = line.rstrip(" ")
     if not s:
         return _SKIP
@@ -313,8 +352,10 @@ def read_block_yaml(text: str) -> list[tuple[object, int]] | None:
             docs.append((_parse(chunk.split("\n"), cache), line + first))
     except _Refuse:
         return None
-    if _BAD.search("\n".join(cache)):
-        return None
-    if len(_keys) > 10_000:
+    if not all(map(str.isprintable, cache)):
+        return None  # (a superset of what PyYAML refuses or reads as a line break: controls, tab, CR, ...)
+    if len(_keys) > 10_000 or len(_heads) > 10_000 or len(_values) > 100_000:
         _keys.clear()
+        _heads.clear()
+        _values.clear()
     return docs
