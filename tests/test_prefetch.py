@@ -58,7 +58,7 @@ def test_the_loader_takes_the_threads_text_and_documents(tmp_path: Path, cluster
     path = _write_block_yaml(tmp_path / "big.yaml", cluster_doc)
     expected = _summary(load_snapshot([str(path)]))
     assert prefetch.start(["--config", "x", str(path)])
-    monkeypatch.setattr(loader, "read_block_yaml", _no_parse_here)
+    monkeypatch.setattr(loader, "read_block_text", _no_parse_here)
     assert _summary(load_snapshot([str(path)])) == expected
     assert prefetch.text_of(str(path), loader.DEFAULT_MAX_BYTES) is None  # handed over once
 

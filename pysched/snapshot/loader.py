@@ -29,8 +29,9 @@ from typing import TYPE_CHECKING, Any
 from pysched.errors import InputError, InputErrors
 from pysched.model.labels import label_key_error, label_value_error, labels_known_valid
 from pysched.model.objects import FieldError, PodParser
-from pysched.snapshot import blockyaml, prefetch, reader, validation
+from pysched.snapshot import prefetch, reader, validation
 from pysched.snapshot.admission import admit_loaded_pods
+from pysched.snapshot.blockyaml import read_block_text
 from pysched.snapshot.cluster import Cluster
 from pysched.snapshot.kinds import BY_KIND, CLUSTER_SCOPED, KINDS, POD_CREATING
 from pysched.snapshot.names import NameGenerator
@@ -151,11 +152,7 @@ def parse_documents(text: str, source: str) -> Iterator[Document]:
         return
     early, fast = prefetch.block_yaml_of(text)
     if not early:
-        fast = blockyaml.read_block_yaml(text)
-        if fast is None:
-            from pysched.snapshot import fastyaml  # (imports yaml_rs and PyYAML)
-
-            fast = fastyaml.read_block_yaml(text)
+        fast = read_block_text(text)
     if fast is not None:
         keep = text if len(text) <= LOCATE_MAX_CHARS else None
         for index, (obj, line) in enumerate(fast, 1):
