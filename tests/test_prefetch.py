@@ -151,3 +151,33 @@ def test_the_collector_rests_while_the_thread_parses_and_comes_back_as_it_was(tm
         assert gc.isenabled() is enabled
     finally:
         (gc.enable if was else gc.disable)()
+
+
+def test_a_json_file_read_on_the_thread_imports_no_yaml_reader(tmp_path: Path, cluster_doc: dict) -> None:
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(cluster_doc, indent=1))
+    code = ("import sys; from pysched.snapshot import prefetch\n"
+            "assert prefetch.start([sys.argv[1]]); prefetch.finish()\n"
+            "print(sorted(m for m in ('yaml', 'yaml_rs', 'pysched.snapshot.fastyaml') if m in sys.modules))\n")
+    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=120,
+                          cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+def test_yaml_rs_is_set_up_by_the_main_thread_and_survives_the_threads_end(tmp_path: Path,
+                                                                           cluster_doc: dict) -> None:
+    # yaml_rs first imported on a thread that then ends makes the next parse on another thread crash:
+    # a fresh process runs two prefetches (two threads), then parses on the main thread
+    first = _write_block_yaml(tmp_path / "a.yaml", cluster_doc)
+    second = _write_block_yaml(tmp_path / "b.yaml", dict(cluster_doc, items=cluster_doc["items"][:-1]))
+    code = ("import sys; from pysched.snapshot import prefetch, loader\n"
+            "for path in sys.argv[1:]:\n"
+            "    prefetch.reset(); assert prefetch.start([path])\n"
+            "    print(len(loader.load_snapshot([path]).pods))\n"
+            "import yaml_rs; yaml_rs.loads('a: 1')\n")
+    done = subprocess.run([sys.executable, "-X", "faulthandler", "-c", code, str(first), str(second)],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    pods = sum(i["kind"] == "Pod" for i in cluster_doc["items"])
+    assert done.stdout.split() == [str(pods), str(pods - 1)]

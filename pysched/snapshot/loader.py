@@ -150,8 +150,8 @@ def parse_documents(text: str, source: str) -> Iterator[Document]:
     if mixed is not None:
         yield from mixed
         return
-    early, fast = prefetch.block_yaml_of(text)
-    if not early:
+    fast = prefetch.block_yaml_of(text)
+    if fast is None:
         fast = read_block_text(text)
     if fast is not None:
         keep = text if len(text) <= LOCATE_MAX_CHARS else None

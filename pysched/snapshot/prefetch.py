@@ -6,12 +6,14 @@ and ``yaml_rs``'s own parse (it lets go of the interpreter lock while it scans) 
 ``start`` is called by the CLI with the command's arguments before those imports; the loader then asks
 ``text_of`` for a file's text and ``block_yaml_of`` for its parsed documents.
 
-Nothing here decides anything: the thread runs the very functions the loader would run
-(``reader.read_text``, ``fastyaml.read_block_yaml``), on the same text, with the default limits, and
-its results are used only when the loader would have asked for exactly that (same path, limit and file
-identity: device, inode, size, modification time, before and after the read). Whatever the thread
-could not do (an error, a limit, a file that changed) is done again by the loader, which then reports
-it as always; warnings and errors never come from the thread.
+Nothing here decides anything: the thread runs the loader's reader (``reader.read_text``) with the
+default limit, and for block YAML the fast reader whose parse runs without the lock
+(``fastyaml.read_block_yaml``; the loader's own first choice, ``blockyaml``, is plain Python and would
+only take turns with the imports; both read a text exactly as PyYAML does, or decline it). Its results
+are used only when the loader would have read exactly that (same path, limit and file identity: device,
+inode, size, modification time, before and after the read) and for that very text. Whatever the
+thread could not do (an error, a limit, a file that changed, a text declined) is done again by the
+loader, which then reports it as always; warnings and errors never come from the thread.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from types import ModuleType
 
 #: files smaller than this are read by the loader itself: a thread would not pay for itself
 MIN_BYTES = 256 << 10
+#: files named so are taken for JSON: only read on the thread, no YAML reader imported for them
+JSON_SUFFIXES = (".json", ".json.gz")
 
 _FileKey = tuple[int, int, int, int]
 
@@ -32,7 +36,7 @@ _lock = threading.Lock()
 _thread: threading.Thread | None = None
 _collector_paused = False  # by ``start``, until ``finish``
 _texts: dict[str, tuple[_FileKey, int, str]] = {}  # path -> (identity, max_bytes, text)
-_parsed: dict[int, tuple[str, list[tuple[object, int]] | None]] = {}  # id(text) -> (text, documents)
+_parsed: dict[int, tuple[str, list[tuple[object, int]]]] = {}  # id(text) -> (text, documents)
 
 
 def _identity(path: str) -> _FileKey | None:
@@ -63,10 +67,13 @@ def start(args: Iterable[str]) -> bool:
     files = candidates(args)
     if not files or _thread is not None:
         return False
-    # imported here, by the caller's thread: two threads importing modules that import each other
-    # could wait on each other's import locks
-    from pysched.snapshot import fastyaml, reader
+    from pysched.snapshot import reader  # (its YAML parts are imported on first use)
 
+    fastyaml: ModuleType | None = None
+    if not all(path.endswith(JSON_SUFFIXES) for path, _ in files):
+        # imported by this thread, never by the second: yaml_rs's allocator, when first set up on a thread
+        # that then ends, crashes the next parse on another thread (a segmentation fault)
+        from pysched.snapshot import fastyaml
     _thread = threading.Thread(target=_work, args=(files, reader, fastyaml), name="pysched-prefetch",
                                daemon=True)
     # the parse builds hundreds of thousands of containers that all live on: the cyclic collector would
@@ -79,7 +86,7 @@ def start(args: Iterable[str]) -> bool:
     return True
 
 
-def _work(files: list[tuple[str, _FileKey]], reader: ModuleType, fastyaml: ModuleType) -> None:
+def _work(files: list[tuple[str, _FileKey]], reader: ModuleType, fastyaml: ModuleType | None) -> None:
     limit: int = reader.DEFAULT_MAX_BYTES
     for path, key in files:
         try:
@@ -90,13 +97,15 @@ def _work(files: list[tuple[str, _FileKey]], reader: ModuleType, fastyaml: Modul
             continue  # changed while it was read
         with _lock:
             _texts[path] = (key, limit, text)
-        if _block_yaml_likely(text):
+        if fastyaml is not None and _block_yaml_likely(text):
             try:
+                # yaml_rs's reader, not blockyaml's: its parse runs without the interpreter lock
                 docs = fastyaml.read_block_yaml(text)
             except Exception:
                 continue
-            with _lock:
-                _parsed[id(text)] = (text, docs)
+            if docs is not None:
+                with _lock:
+                    _parsed[id(text)] = (text, docs)
 
 
 def _block_yaml_likely(text: str) -> bool:
@@ -137,16 +146,16 @@ def text_of(path: str, max_bytes: int) -> str | None:
     return text
 
 
-def block_yaml_of(text: str) -> tuple[bool, list[tuple[object, int]] | None]:
-    """(True, what ``read_block_yaml(text)`` returned) when the thread parsed this very text; handed
-    over once."""
+def block_yaml_of(text: str) -> list[tuple[object, int]] | None:
+    """The documents ``read_block_yaml`` found in this very text on the thread (None when it did not
+    read it, or declined it); handed over once."""
     if not _parsed:
-        return False, None
+        return None
     with _lock:
         entry = _parsed.pop(id(text), None)
     if entry is None or entry[0] is not text:
-        return False, None
-    return True, entry[1]
+        return None
+    return entry[1]
 
 
 def reset() -> None:
