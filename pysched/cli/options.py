@@ -9,7 +9,6 @@ them with :func:`what_if` (one :class:`WhatIf`, the edits in command-line order)
 from __future__ import annotations
 
 from contextvars import ContextVar
-from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
 from typing import Annotated, Any
@@ -17,6 +16,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperCommand
 
+from pysched.lazyclass import dataclass
 from pysched.snapshot.loader import DEFAULT_MAX_BYTES
 
 

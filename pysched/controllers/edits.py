@@ -11,11 +11,12 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from pysched.apimachinery import label_value_errors, qualified_name_errors
 from pysched.errors import InputError
+from pysched.lazyclass import dataclass
 
 EDIT_KINDS = ("cordon", "uncordon", "drain", "remove-node", "add-node", "scale", "taint", "untaint", "label")
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")

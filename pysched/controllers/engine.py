@@ -13,11 +13,12 @@ import dataclasses
 import functools
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import UTC, datetime
 
 from pysched.controllers.edits import Edit
 from pysched.errors import InputError
+from pysched.lazyclass import dataclass
 from pysched.model.objects import (
     FieldError,
     Node,

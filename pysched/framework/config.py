@@ -8,7 +8,7 @@ typed arguments.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from pysched.errors import ConfigError
@@ -37,6 +37,7 @@ from pysched.framework.plugin_args import (
     raise_all,
     required,
 )
+from pysched.lazyclass import dataclass
 from pysched.model.resources import is_extended
 from pysched.snapshot import reader
 

@@ -20,13 +20,14 @@ import datetime as _dt
 import json
 import urllib.parse
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import TYPE_CHECKING, Any
 
 from pysched.errors import ConfigError
 from pysched.framework import plugin_args as pa
 from pysched.framework.interface import MAX_EXTENDER_PRIORITY, MAX_NODE_SCORE, NodeToStatus
 from pysched.framework.status import Code, Status
+from pysched.lazyclass import dataclass
 
 if TYPE_CHECKING:
     import ssl

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from pysched.framework.cycle_state import CycleState
 from pysched.framework.status import Status
+from pysched.lazyclass import dataclass
 
 if TYPE_CHECKING:
     import random

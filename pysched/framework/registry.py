@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from pysched.errors import ConfigError, PyschedError
 from pysched.framework.interface import Handle, Plugin, extension_points_of
+from pysched.lazyclass import dataclass
 
 ArgsDecoder = Callable[[Mapping[str, Any] | None], Any]
 Factory = Callable[[Any, Handle], Plugin]

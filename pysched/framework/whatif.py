@@ -14,9 +14,10 @@ while it looks for the smallest change) declares a ``ctx`` parameter and receive
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from pysched.lazyclass import dataclass
 from pysched.model.objects import Pod, Taint, Toleration
 
 if TYPE_CHECKING:

@@ -10,11 +10,12 @@ API server would have refused the object. Objects are never mutated: a simulatio
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from fractions import Fraction
 from typing import Any
 
 from pysched.errors import QuantityError, SelectorError
+from pysched.lazyclass import dataclass
 from pysched.model.dracel import CelError, DeviceInput, Selector, Version, compile_selector, parse_semver
 from pysched.model.labels import NodeSelector
 from pysched.model.objects import FieldError, ObjectMeta, _bool, _int, _list, _map, _show, _str, _str_list

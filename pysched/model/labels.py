@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from pysched.apimachinery import label_value_errors, qualified_name_errors
 from pysched.errors import SelectorError
+from pysched.lazyclass import dataclass
 from pysched.safetext import echo
 
 # plain dicts (what the readers make) settled before the ABC check, a Python-level call

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from typing import Any
 
 from pysched.errors import QuantityError, SelectorError
+from pysched.lazyclass import dataclass
 from pysched.model.labels import (
     EVERYTHING,
     NOTHING,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from pysched.framework.cycle_state import CycleState
@@ -21,6 +21,7 @@ from pysched.framework.interface import (
 from pysched.framework.plugin_args import DefaultPreemptionArgs
 from pysched.framework.runtime import filters_with
 from pysched.framework.status import Code, Status
+from pysched.lazyclass import dataclass
 from pysched.model.objects import Pod, PodDisruptionBudget
 from pysched.model.timeutil import NOW, parse_time
 from pysched.plugins.helper import decode_plugin_args

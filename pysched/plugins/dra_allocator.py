@@ -15,10 +15,11 @@ turns them into an Error status, as upstream does.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import lru_cache
 from typing import Any
 
+from pysched.lazyclass import dataclass
 from pysched.model.dra import (
     ALL,
     ALLOCATION_RESULTS_MAX,

@@ -18,7 +18,6 @@ results from scratch in every cycle, as upstream does.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from pysched.framework.cycle_state import CycleState, StateData
@@ -36,6 +35,7 @@ from pysched.framework.interface import (
 )
 from pysched.framework.status import PRE_FILTER_SKIP, Code, Status
 from pysched.framework.whatif import DEVICES, Change, WhatIfPlugin
+from pysched.lazyclass import dataclass
 from pysched.model.dra import ALL, Allocation, ResourceClaim
 from pysched.model.dracel import CelError
 from pysched.model.labels import NodeSelector

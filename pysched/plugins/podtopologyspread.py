@@ -21,7 +21,6 @@ import math
 import struct
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -41,6 +40,7 @@ from pysched.framework.interface import (
 )
 from pysched.framework.status import PRE_FILTER_SKIP, PRE_SCORE_SKIP, Code, Status
 from pysched.framework.whatif import SPREAD, Change, Eviction, WhatIfContext, WhatIfPlugin, selector_text
+from pysched.lazyclass import dataclass
 from pysched.model.labels import LabelSelector, Requirement
 from pysched.model.objects import FieldError, Pod, SpreadConstraint
 from pysched.plugins.helper import (

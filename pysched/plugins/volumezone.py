@@ -9,11 +9,10 @@ beta label of the PV may be matched by the node's GA label).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from pysched.framework.cycle_state import CycleState, StateData
 from pysched.framework.interface import FilterPlugin, Handle, PreFilterPlugin, PreFilterResult
 from pysched.framework.status import PRE_FILTER_SKIP, Status
+from pysched.lazyclass import dataclass
 from pysched.model.objects import Pod
 from pysched.model.storage import (
     LABEL_BETA_REGION,

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from pysched.lazyclass import dataclass
 from pysched.report import summary as sm
 from pysched.report.document import (
     DEFAULT_MAX_ROWS,

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from pysched.framework.status import Code, Status
+from pysched.lazyclass import dataclass
 from pysched.report import summary as sm
 from pysched.safetext import escape, escape_lines
 from pysched.scheduler.simulation import SimulationResult

@@ -17,11 +17,12 @@ FILE``) so that scenario files can carry the same clauses.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from pysched.controllers.edits import register_step
 from pysched.errors import InputError, SelectorError
+from pysched.lazyclass import dataclass
 from pysched.model.labels import LabelSelector
 from pysched.report import summary as sm
 from pysched.scheduler.simulation import SimulationResult

@@ -15,8 +15,8 @@ unbreakable columns alone are wider than the terminal is printed wider rather th
 from __future__ import annotations
 
 import textwrap
-from dataclasses import dataclass
 
+from pysched.lazyclass import dataclass
 from pysched.report.document import Table, abbreviate  # noqa: F401 - abbreviate is part of the rules
 
 

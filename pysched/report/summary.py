@@ -8,9 +8,10 @@ same input always gives the same text.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from pysched.framework.status import Code, Status
+from pysched.lazyclass import dataclass
 from pysched.scheduler.simulation import SimulationResult
 from pysched.scheduler.trace import CycleTrace, Outcome
 

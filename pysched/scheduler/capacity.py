@@ -18,7 +18,7 @@ import hashlib
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -31,6 +31,7 @@ from pysched.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, ScorePlu
 from pysched.framework.registry import Registry
 from pysched.framework.runtime import Framework
 from pysched.framework.status import Code
+from pysched.lazyclass import dataclass
 from pysched.model.objects import FieldError, Node, ObjectMeta, Pod, parse_node, parse_pod, validate_pod
 from pysched.model.timeutil import parse_time
 from pysched.scheduler.cycle import Scheduler, num_feasible_nodes_to_find

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import numpy as np
 
@@ -21,6 +21,7 @@ from pysched.framework.fiterror import NO_NODES_AVAILABLE, fit_error_message
 from pysched.framework.interface import NodeScore, NodeToStatus
 from pysched.framework.runtime import Framework, filters_with, plugin_fault
 from pysched.framework.status import Code, Status
+from pysched.lazyclass import dataclass
 from pysched.model.objects import Pod
 from pysched.plugins.dynamicresources import TRACE_KEY as DRA_ALLOCATION_KEY
 from pysched.plugins.volumebinding import TRACE_KEY as VOLUME_BINDING_KEY

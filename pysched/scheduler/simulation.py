@@ -7,7 +7,7 @@ import gc
 import random
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from pysched import K8S_VERSION
 from pysched.errors import InputError, PyschedError
@@ -21,6 +21,7 @@ from pysched.framework.extender import (
 from pysched.framework.interface import Handle, QueuedPodInfo
 from pysched.framework.registry import Registry
 from pysched.framework.runtime import Framework
+from pysched.lazyclass import dataclass
 from pysched.model.objects import Pod
 from pysched.model.timeutil import parse_time
 from pysched.plugins.queuesort import sort_key_of

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import StrEnum
 from typing import Any
 
 from pysched.framework.status import Status
+from pysched.lazyclass import dataclass
 
 
 class Outcome(StrEnum):

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from pysched.errors import QuantityError
+from pysched.lazyclass import dataclass
 from pysched.model.objects import (
     FieldError,
     Namespace,

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import gc
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from pysched.lazyclass import dataclass
 from pysched.model.dra import DRAObjects
 from pysched.model.labels import NodeSelector
 from pysched.model.objects import (

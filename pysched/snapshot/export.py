@@ -14,13 +14,14 @@ import os
 import sys
 import tempfile
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import UTC, datetime
 from typing import Any
 
 import yaml
 
 from pysched.errors import InputError
+from pysched.lazyclass import dataclass
 
 _Dumper: Any  # the C dumper or the pure-Python one: the stubs type them apart
 try:

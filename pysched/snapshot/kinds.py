@@ -10,9 +10,9 @@ entry loads, exports and, where marked, is listed live.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from pysched.lazyclass import dataclass
 from pysched.model.dra import (
     API_VERSION as DRA_API_VERSION,
     parse_claim_template,

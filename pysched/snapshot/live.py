@@ -29,7 +29,7 @@ import urllib.request
 import warnings
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
@@ -42,6 +42,7 @@ from kubernetes.config.incluster_config import InClusterConfigLoader
 
 from pysched import __version__
 from pysched.errors import SourceError
+from pysched.lazyclass import dataclass
 from pysched.snapshot import reader
 from pysched.snapshot.cluster import Cluster
 from pysched.snapshot.kinds import LISTED_LIVE, POD_FIELD_SELECTOR as POD_FIELD_SELECTOR

@@ -22,11 +22,11 @@ import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pysched.errors import InputError, InputErrors
+from pysched.lazyclass import dataclass
 from pysched.model.labels import label_key_error, label_value_error, labels_known_valid
 from pysched.model.objects import FieldError, PodParser
 from pysched.snapshot import prefetch, reader, validation

@@ -21,7 +21,6 @@ import difflib
 import json
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from functools import cache
 from itertools import chain, compress, repeat
 from operator import eq
@@ -29,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from pysched.apimachinery import DNS1035_LABEL, DNS1123_LABEL, DNS1123_SUBDOMAIN, NameRule
+from pysched.lazyclass import dataclass
 from pysched.model.labels import _VALID_KEYS as _VALID_LABEL_KEYS, label_key_error
 from pysched.snapshot.kinds import CLUSTER_SCOPED
 from pysched.snapshot.reader import echo

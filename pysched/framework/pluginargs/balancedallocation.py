@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from pysched.apimachinery import (
@@ -21,6 +21,7 @@ from pysched.framework.pluginargs.common import (
     default_resources,
     parse_resources,
 )
+from pysched.lazyclass import dataclass
 
 
 @dataclass(slots=True)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any
 
 from pysched.apimachinery import (
@@ -21,6 +20,7 @@ from pysched.apimachinery import (
     required,
 )
 from pysched.errors import ConfigError, ConfigErrors
+from pysched.lazyclass import dataclass
 
 API_GROUP = "kubescheduler.config.k8s.io"
 API_VERSION = f"{API_GROUP}/v1"

@@ -4,7 +4,6 @@ on in v1.34)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from pysched.apimachinery import (
@@ -15,6 +14,7 @@ from pysched.apimachinery import (
 )
 from pysched.errors import ConfigError
 from pysched.framework.pluginargs.common import args_body, decoding
+from pysched.lazyclass import dataclass
 
 DEFAULT_FILTER_TIMEOUT_SECONDS = 10.0
 

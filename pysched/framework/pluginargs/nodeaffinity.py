@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from pysched.apimachinery import (
@@ -27,6 +26,7 @@ from pysched.apimachinery import (
 )
 from pysched.errors import ConfigError
 from pysched.framework.pluginargs.common import args_body, decoding
+from pysched.lazyclass import dataclass
 
 
 @dataclass(slots=True)

@@ -4,7 +4,7 @@ v1/defaults.go, validation_pluginargs.go for NodeResourcesFit)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from pysched.apimachinery import (
@@ -31,6 +31,7 @@ from pysched.framework.pluginargs.common import (
     parse_shape,
     shape_errors,
 )
+from pysched.lazyclass import dataclass
 
 
 @dataclass(slots=True)

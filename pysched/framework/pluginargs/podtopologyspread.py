@@ -4,7 +4,7 @@ v1 TopologySpreadConstraints without a selector)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from pysched.apimachinery import (
@@ -26,6 +26,7 @@ from pysched.apimachinery import (
 )
 from pysched.errors import ConfigError
 from pysched.framework.pluginargs.common import args_body, decoding
+from pysched.lazyclass import dataclass
 
 
 @dataclass(slots=True)

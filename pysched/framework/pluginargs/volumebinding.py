@@ -4,7 +4,7 @@ off in v1.34: a shape is refused)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from pysched.apimachinery import (
@@ -21,6 +21,7 @@ from pysched.framework.pluginargs.common import (
     parse_shape,
     shape_json,
 )
+from pysched.lazyclass import dataclass
 
 
 @dataclass(slots=True)

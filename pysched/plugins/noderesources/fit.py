@@ -8,7 +8,6 @@ pod-level-resources flag, so the incoming pod's ``spec.resources`` are ignored w
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -26,6 +25,7 @@ from pysched.framework.interface import (
 )
 from pysched.framework.status import Code, Status
 from pysched.framework.whatif import RESOURCES, Change, Eviction, WhatIfContext, WhatIfPlugin
+from pysched.lazyclass import dataclass
 from pysched.model.objects import Pod
 from pysched.model.resources import Resource, is_extended
 from pysched.plugins.helper import decode_plugin_args

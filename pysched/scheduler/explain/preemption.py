@@ -4,9 +4,9 @@ criteria (``defaultpreemption.CANDIDATE_CRITERIA``, defined once and used by the
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 from typing import Any
 
+from pysched.lazyclass import dataclass
 from pysched.plugins.defaultpreemption import CANDIDATE_CRITERIA, PreemptionDetails, candidate_key
 from pysched.scheduler.explain.checks import plugin_reason
 

@@ -4,11 +4,12 @@ the what-if computed in the state that cycle starts from."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any
 
 from pysched.framework.config import SchedulerConfig
 from pysched.framework.registry import Registry
+from pysched.lazyclass import dataclass
 from pysched.model.objects import Pod
 from pysched.scheduler.explain.suggestions import WhatIf, compute_whatif
 from pysched.scheduler.simulation import Simulation, SimulationOptions

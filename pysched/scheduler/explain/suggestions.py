@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from pysched.framework.cycle_state import CycleState
@@ -18,6 +18,7 @@ from pysched.framework.interface import FilterPlugin
 from pysched.framework.runtime import Framework
 from pysched.framework.status import Code, Status
 from pysched.framework.whatif import OTHER, Change, WhatIfPlugin
+from pysched.lazyclass import dataclass
 from pysched.model.objects import Pod
 from pysched.scheduler.explain.checks import Checker, failing, not_passing_all, passes, plugin_reason, reason
 from pysched.snapshot.cluster import ClusterState

@@ -1,0 +1,206 @@
+"""``dataclass`` as the standard library's, with the generated methods compiled on first use.
+
+The standard decorator writes the source of ``__init__``, ``__repr__``, ``__eq__``, ``__hash__`` and, for
+frozen classes, ``__setattr__``/``__delattr__`` of every class and compiles each at import: for pysched's
+~140 dataclasses that was about a fifth of the instructions of a start, and a run constructs fewer than half
+of them and compares or prints only a handful. Here the fields, defaults, slots, ``fields()``,
+``replace()``, ``asdict()`` and ``__match_args__`` come from the standard decorator itself (called with the
+method generation off); each method is put on the class as a small stand-in which, at its first call,
+compiles the same code the standard decorator would have compiled, puts it on the class and runs it.
+From then on a call costs what it did. ``__repr__`` (printing only) and the frozen classes' refusal to
+assign are plain functions, never compiled. For type checkers this module is ``dataclasses.dataclass``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from typing import TYPE_CHECKING, Any
+
+__all__ = ["dataclass"]
+
+_MISSING = dataclasses.MISSING
+
+
+class _FactoryMarker:
+    """The default of an ``__init__`` parameter whose field has a ``default_factory``."""
+
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+_FACTORY = _FactoryMarker()
+
+
+def _compile(name: str, params: list[str], body: list[str], env: dict[str, Any]) -> Any:
+    lines = "\n".join(f"  {line}" for line in body)
+    source = f"def {name}({', '.join(params)}):\n{lines}\n"
+    scope: dict[str, Any] = {}
+    exec(source, env, scope)
+    return scope[name]
+
+
+def _make_init(cls: type, frozen: bool, slots: bool) -> Any:
+    fields = dataclasses.fields(cls)
+    me = "__dataclass_self__" if any(f.name == "self" for f in fields) else "self"
+    env: dict[str, Any] = {"__dataclass_object__": object, "_FACTORY": _FACTORY}
+    positional: list[str] = []
+    keyword: list[str] = []
+    body: list[str] = []
+    for f in fields:
+        value: str | None = f.name
+        dflt = f"_dflt_{f.name}"
+        if f.default_factory is not _MISSING:
+            env[dflt] = f.default_factory
+            value = f"{dflt}() if {f.name} is _FACTORY else {f.name}" if f.init else f"{dflt}()"
+        elif f.default is not _MISSING:
+            env[dflt] = f.default
+            if not f.init:
+                value = dflt if slots else None  # else the class attribute holds the default
+        elif not f.init:
+            value = None
+        if f.init:
+            param = f.name if f.default is _MISSING and f.default_factory is _MISSING else \
+                f"{f.name}={dflt}" if f.default is not _MISSING else f"{f.name}=_FACTORY"
+            (keyword if f.kw_only else positional).append(param)
+        if value is not None:
+            body.append(f"__dataclass_object__.__setattr__({me}, {f.name!r}, {value})" if frozen
+                        else f"{me}.{f.name} = {value}")
+    if hasattr(cls, "__post_init__"):
+        body.append(f"{me}.__post_init__()")
+    params = [me, *positional, *(["*", *keyword] if keyword else [])]
+    fn = _compile("__init__", params, body or ["pass"], env)
+    fn.__annotations__ = {**{f.name: f.type for f in fields if f.init}, "return": None}
+    return fn
+
+
+def _tuple(obj: str, names: list[str]) -> str:
+    return f"({''.join(f'{obj}.{n},' for n in names)})"
+
+
+def _make_eq(cls: type) -> Any:
+    names = [f.name for f in dataclasses.fields(cls) if f.compare]
+    return _compile("__eq__", ["self", "other"], [
+        "if other.__class__ is self.__class__:",
+        f"    return {_tuple('self', names)} == {_tuple('other', names)}",
+        "return NotImplemented"], {})
+
+
+def _make_hash(cls: type) -> Any:
+    names = [f.name for f in dataclasses.fields(cls) if (f.compare if f.hash is None else f.hash)]
+    return _compile("__hash__", ["self"], [f"return hash({_tuple('self', names)})"], {})
+
+
+def _on_first_call(cls: type, name: str, make: Any) -> Any:
+    """A stand-in for ``cls.<name>`` that compiles the real method, installs it and calls it."""
+
+    def first(self: Any, *args: Any, **kwargs: Any) -> Any:
+        real = make()
+        real.__qualname__ = f"{cls.__qualname__}.{name}"
+        setattr(cls, name, real)
+        return real(self, *args, **kwargs)
+
+    first.__name__, first.__qualname__ = name, f"{cls.__qualname__}.{name}"
+    return first
+
+
+_repr_running: set[tuple[int, int]] = set()
+
+
+def _make_repr(cls: type) -> Any:
+    names = [f.name for f in dataclasses.fields(cls) if f.repr]
+
+    def __repr__(self: Any) -> str:
+        key = (id(self), threading.get_ident())
+        if key in _repr_running:
+            return "..."
+        _repr_running.add(key)
+        try:
+            shown = ", ".join(f"{n}={getattr(self, n)!r}" for n in names)
+        finally:
+            _repr_running.discard(key)
+        return f"{self.__class__.__qualname__}({shown})"
+
+    __repr__.__qualname__ = f"{cls.__qualname__}.__repr__"
+    return __repr__
+
+
+def _make_frozen(cls: Any) -> tuple[Any, Any]:
+    names = frozenset(f.name for f in dataclasses.fields(cls))
+
+    def __setattr__(self: Any, name: str, value: Any) -> None:
+        if type(self) is cls or name in names:
+            raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+        super(cls, self).__setattr__(name, value)
+
+    def __delattr__(self: Any, name: str) -> None:
+        if type(self) is cls or name in names:
+            raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+        super(cls, self).__delattr__(name)
+
+    return __setattr__, __delattr__
+
+
+def _getstate(self: Any) -> list[Any]:
+    return [getattr(self, f.name) for f in dataclasses.fields(self)]
+
+
+def _setstate(self: Any, state: list[Any]) -> None:
+    for f, value in zip(dataclasses.fields(self), state, strict=False):
+        object.__setattr__(self, f.name, value)
+
+
+def _lazy_dataclass(cls: type, init: bool, repr: bool, eq: bool, frozen: bool, match_args: bool,
+                    kw_only: bool, slots: bool) -> type:
+    own = dict(cls.__dict__)
+    if frozen and ("__setattr__" in own or "__delattr__" in own):
+        return dataclasses.dataclass(cls, init=init, repr=repr, eq=eq, frozen=frozen, match_args=match_args,
+                                     kw_only=kw_only, slots=slots)  # its error message
+    bases_frozen = {b.__dict__["__dataclass_frozen__"] for b in cls.__mro__[1:]
+                    if "__dataclass_frozen__" in b.__dict__}
+    if bases_frozen and bases_frozen != {frozen}:
+        raise TypeError("cannot inherit non-frozen dataclass from a frozen one" if not frozen
+                        else "cannot inherit frozen dataclass from a non-frozen one")
+    class_hash = own.get("__hash__", _MISSING)
+    explicit_hash = not (class_hash is _MISSING or (class_hash is None and "__eq__" in own))
+    if not own.get("__doc__"):
+        cls.__doc__ = cls.__name__  # the standard decorator would ask inspect for the signature
+    new: Any = dataclasses.dataclass(cls, init=False, repr=False, eq=False, frozen=False, match_args=match_args,
+                                     kw_only=kw_only, slots=slots)
+    new.__dataclass_frozen__ = frozen
+    if init and "__init__" not in own:
+        new.__init__ = _on_first_call(new, "__init__", lambda: _make_init(new, frozen, slots))
+    if repr and "__repr__" not in own:
+        new.__repr__ = _make_repr(new)
+    if eq and "__eq__" not in own:
+        new.__eq__ = _on_first_call(new, "__eq__", lambda: _make_eq(new))
+    if frozen:
+        new.__setattr__, new.__delattr__ = _make_frozen(new)
+        if slots:
+            if "__getstate__" not in own:
+                new.__getstate__ = _getstate
+            if "__setstate__" not in own:
+                new.__setstate__ = _setstate
+    if eq and not explicit_hash:
+        # as the standard decorator: equal values hash alike when frozen, else instances are unhashable
+        new.__hash__ = _on_first_call(new, "__hash__", lambda: _make_hash(new)) if frozen else None
+    return new
+
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:
+
+    def dataclass(cls=None, /, *, init=True, repr=True, eq=True, order=False, unsafe_hash=False, frozen=False,
+                  match_args=True, kw_only=False, slots=False, weakref_slot=False):
+        """``dataclasses.dataclass`` with its methods compiled on first use (order, unsafe_hash and
+        weakref_slot, which pysched does not use, go to the standard decorator as they are)."""
+
+        def wrap(cls):
+            if order or unsafe_hash or weakref_slot:
+                return dataclasses.dataclass(cls, init=init, repr=repr, eq=eq, order=order,
+                                             unsafe_hash=unsafe_hash, frozen=frozen, match_args=match_args,
+                                             kw_only=kw_only, slots=slots, weakref_slot=weakref_slot)
+            return _lazy_dataclass(cls, init, repr, eq, frozen, match_args, kw_only, slots)
+
+        return wrap if cls is None else wrap(cls)

@@ -1,0 +1,193 @@
+"""``pysched.lazyclass.dataclass`` behaves as ``dataclasses.dataclass``: the same ``__init__`` signature,
+defaults, factories, ``__post_init__``, repr, equality, hashing, frozen refusals, copies and pickles; only
+the moment its methods are compiled differs (first use instead of import)."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import importlib
+import inspect
+import pickle
+import pkgutil
+from dataclasses import field
+from typing import Any
+
+import pytest
+
+import pysched
+from pysched.lazyclass import dataclass as lazy
+
+
+def _classes(dc: Any) -> dict[str, type]:
+    @dc(slots=True, frozen=True)
+    class Frozen:
+        a: int
+        b: str = "x"
+        c: tuple = ()
+        d: list = field(default_factory=list, compare=False, hash=False)
+        e: int = field(default=3, init=False)
+        f: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    @dc(slots=True)
+    class Slotted:
+        self: int  # a field named self: __init__'s first parameter is renamed
+        k: int = field(default=1, kw_only=True)
+        m: int = 2
+
+        def __post_init__(self) -> None:
+            self.m = self.m * 10
+
+    @dc
+    class Plain:
+        a: int
+        b: Any = 0
+        c: int = field(default=5, init=False)
+
+    @dc(slots=True, eq=False)
+    class NoEq:
+        a: int
+
+    @dc(frozen=True)
+    class OwnEq:
+        a: int
+
+        def __eq__(self, other: object) -> bool:
+            return isinstance(other, OwnEq)
+
+    @dc(frozen=True, slots=True)
+    class OwnHash:
+        a: int
+
+        def __hash__(self) -> int:
+            return 7
+
+        def __repr__(self) -> str:
+            return "own"
+
+    @dc(frozen=True)
+    class Child(OwnEq):
+        g: int = 9
+
+    @dc
+    class Empty:
+        pass
+
+    return {c.__name__: c for c in (Frozen, Slotted, Plain, NoEq, OwnEq, OwnHash, Child, Empty)}
+
+
+STD, LAZY = _classes(dataclasses.dataclass), _classes(lazy)
+
+CALLS: list[tuple[str, tuple, dict]] = [
+    ("Frozen", (1,), {}), ("Frozen", (1, "y", (2,)), {"d": [1]}), ("Frozen", (), {}), ("Frozen", (1,), {"e": 2}),
+    ("Slotted", (4,), {"k": 5}), ("Slotted", (4, 3), {}), ("Slotted", (4, 3, 2), {}),
+    ("Plain", (1,), {}), ("Plain", (1, [2]), {}), ("Plain", (), {"a": 1, "b": 2}), ("Plain", (1,), {"x": 1}),
+    ("NoEq", (1,), {}), ("OwnEq", (1,), {}), ("OwnHash", (1,), {}), ("Child", (1,), {"g": 3}),
+    ("Child", (), {"a": 2}), ("Empty", (), {}), ("Empty", (1,), {}),
+]
+
+
+def _make(classes: dict[str, type], name: str, args: tuple, kwargs: dict) -> Any:
+    try:
+        return classes[name](*args, **kwargs)
+    except TypeError as e:
+        return f"TypeError: {e}"
+
+
+def _outcome(fn: Any) -> str:
+    try:
+        return repr(fn())
+    except Exception as e:
+        return f"{type(e).__name__}: {e}"
+
+
+def _fails(fn: Any) -> bool:
+    """Whether ``fn`` raises: a new attribute on a frozen slotted instance is refused by both, as a TypeError
+    by the standard decorator of Python 3.11 (its ``super()`` names the class before slots were added)."""
+    try:
+        fn()
+    except Exception:
+        return True
+    return False
+
+
+def _describe(obj: Any, classes: dict[str, type], name: str, args: tuple, kwargs: dict) -> list[str]:
+    if isinstance(obj, str):
+        return [obj]
+    twin = _make(classes, name, args, kwargs)
+    out = [repr(obj), str(inspect.signature(type(obj).__init__)), str(obj == twin), str(obj != twin),
+           str(obj == 1), _outcome(lambda: hash(obj) == hash(twin)), str(dataclasses.astuple(obj)),
+           str([f.name for f in dataclasses.fields(obj)]), str(type(obj).__match_args__),
+           str(getattr(type(obj), "__slots__", None)), _outcome(lambda: dataclasses.replace(obj)),
+           repr(copy.deepcopy(obj)), repr(copy.copy(obj))]
+    changed = copy.copy(obj)
+    out += [_outcome(lambda: setattr(changed, "a", 5)), _outcome(lambda: delattr(changed, "a")),
+            str(_fails(lambda: setattr(changed, "zz", 5)))]
+    return out
+
+
+@pytest.mark.parametrize(("name", "args", "kwargs"), CALLS, ids=[f"{c[0]}-{i}" for i, c in enumerate(CALLS)])
+def test_lazy_dataclass_behaves_as_the_standard_one(name: str, args: tuple, kwargs: dict) -> None:
+    std, lz = _make(STD, name, args, kwargs), _make(LAZY, name, args, kwargs)
+    assert _describe(lz, LAZY, name, args, kwargs) == _describe(std, STD, name, args, kwargs)
+
+
+def test_unhashable_when_not_frozen_and_pickles_of_module_level_classes() -> None:
+    for name in ("Plain", "Slotted"):
+        assert STD[name].__hash__ is None and LAZY[name].__hash__ is None
+    assert LAZY["NoEq"].__hash__ is object.__hash__
+    from pysched.model.objects import Taint, Toleration
+    for obj in (Taint("k", "v", "NoSchedule"), Toleration("k", "Exists", "", "NoSchedule")):
+        back = pickle.loads(pickle.dumps(obj))
+        assert back == obj and hash(back) == hash(obj) and repr(back) == repr(obj)
+
+
+def test_methods_are_compiled_at_first_use_only() -> None:
+    @lazy(slots=True, frozen=True)
+    class Late:
+        a: int
+
+    stand_in = Late.__dict__["__init__"]
+    assert Late.__dict__["__eq__"] is not None
+    one = Late(1)
+    assert Late.__dict__["__init__"] is not stand_in  # the compiled one replaced the stand-in
+    assert Late(1) == one and hash(Late(1)) == hash(one) and repr(one).endswith("Late(a=1)")
+
+
+def test_recursive_repr_is_cut_as_the_standard_one() -> None:
+    for classes in (STD, LAZY):
+        obj = classes["Plain"](1)
+        obj.b = obj
+        assert repr(obj).replace("_classes.<locals>.", "") == "Plain(a=1, b=..., c=5)"
+
+
+def _pysched_modules() -> list[str]:
+    names = []
+    for info in pkgutil.walk_packages(pysched.__path__, "pysched."):
+        if info.name.endswith(("live", "live_cmd", "extender_http")):
+            continue  # the kubernetes client and HTTP servers: not needed to read their dataclasses
+        names.append(info.name)
+    return names
+
+
+def _std_twin(cls: type) -> type:
+    specs = [(f.name, f.type, field(default=f.default, default_factory=f.default_factory, init=f.init,
+                                    repr=f.repr, hash=f.hash, compare=f.compare, kw_only=f.kw_only))
+             for f in dataclasses.fields(cls)]
+    return dataclasses.make_dataclass(cls.__name__, specs, frozen=cls.__dict__["__dataclass_frozen__"])
+
+
+def test_every_pysched_dataclass_gets_the_standard_init_signature() -> None:
+    """The compiled ``__init__`` of every dataclass of the package has the parameters, kinds, defaults and
+    annotations the standard decorator gives (built from the same fields)."""
+    seen = 0
+    for name in _pysched_modules():
+        module = importlib.import_module(name)
+        for value in list(vars(module).values()):
+            if not (isinstance(value, type) and value.__module__ == name and "__dataclass_frozen__" in value.__dict__):
+                continue
+            from pysched.lazyclass import _make_init
+            real = _make_init(value, value.__dict__["__dataclass_frozen__"], "__slots__" in value.__dict__)
+            assert str(inspect.signature(real)) == str(inspect.signature(_std_twin(value).__init__)), value
+            seen += 1
+    assert seen > 100
