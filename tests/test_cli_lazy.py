@@ -65,12 +65,21 @@ def test_the_entry_point_starts_numpy_with_one_blas_thread(given: str | None, ke
 
 def test_a_simulate_run_leaves_unused_libraries_unloaded() -> None:
     """What a plain run never uses would cost start-up time at every run: XML (only --junit writes it),
-    pydantic (typer 0.29's option validators), the kubernetes client (live clusters only)."""
+    pydantic (typer 0.29's option validators), the kubernetes client (live clusters only), hashlib and
+    OpenSSL (generated names and DRA claim names only; the checkout's plugins/ folder is loaded)."""
     demo = str(Path(__file__).resolve().parents[1] / "fixtures" / "demo.yaml")
     code = ("import atexit, sys\n"
-            "atexit.register(lambda: print(sorted(n for n in ('xml.etree.ElementTree', 'pydantic', 'kubernetes')\n"
-            "                                                  if n in sys.modules)))\n"
+            "atexit.register(lambda: print(sorted(n for n in ('xml.etree.ElementTree', 'pydantic', 'kubernetes',\n"
+            "                                                  '_hashlib') if n in sys.modules)))\n"
             f"sys.argv = ['pysched', 'simulate', {demo!r}, '-o', 'json']\n"
             "from pysched.cli.main import main\n"
             "main()\n")
     assert python_lines(code)[-1] == "[]"
+
+
+@pytest.mark.parametrize("module", [m for _, m in COMMANDS] + ["main"])
+def test_command_modules_evaluate_their_annotations_where_defined(module: str) -> None:
+    """typer reads a command's parameter annotations at every start: written as strings (``from __future__
+    import annotations``) each is compiled and evaluated again, a tenth of a start's instructions."""
+    source = (Path(__file__).resolve().parents[1] / "pysched" / "cli" / f"{module}.py").read_text()
+    assert "from __future__ import annotations" not in source

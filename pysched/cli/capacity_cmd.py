@@ -1,7 +1,7 @@
 """``pysched capacity``: how many more copies of a pod fit, and how many nodes of a shape are needed."""
 
-from __future__ import annotations
-
+# annotations evaluated where defined (no __future__ import): typer reads the command's, and would compile
+# each string form at every start
 from enum import StrEnum
 from typing import Annotated
 

@@ -1,7 +1,7 @@
 """``pysched config show``: the effective scheduler configuration, every default filled in."""
 
-from __future__ import annotations
-
+# annotations evaluated where defined (no __future__ import): typer reads the command's, and would compile
+# each string form at every start
 import sys
 from typing import Annotated
 

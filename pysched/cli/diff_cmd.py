@@ -1,8 +1,8 @@
 """``pysched diff CONFIG_A CONFIG_B``: the same snapshot under two configurations (or, with
 ``--snapshot-b``, two snapshots under one configuration), side by side."""
 
-from __future__ import annotations
-
+# annotations evaluated where defined (no __future__ import): typer reads the command's, and would compile
+# each string form at every start
 from typing import Annotated
 
 import typer

@@ -1,7 +1,7 @@
 """``pysched explain POD``: why one pod goes where it goes, or stays pending, and what would make it fit."""
 
-from __future__ import annotations
-
+# annotations evaluated where defined (no __future__ import): typer reads the command's, and would compile
+# each string form at every start
 import difflib
 from typing import Annotated
 

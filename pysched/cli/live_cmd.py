@@ -4,8 +4,8 @@ Also the shared pieces the lead wires into ``simulate``: :func:`progress_printer
 :func:`load_live_cluster`. The ``kubernetes`` client is imported only when a cluster is actually read.
 """
 
-from __future__ import annotations
-
+# annotations evaluated where defined (no __future__ import): typer reads the command's, and would compile
+# each string form at every start
 import sys
 from collections.abc import Callable
 from enum import StrEnum
@@ -61,7 +61,7 @@ def live_source() -> ModuleType:
 
 
 def load_live_cluster(kubeconfig: str | None, context: str | None, quiet: bool = False, *,
-                      strict: bool = False, validate: str | None = None) -> Cluster:
+                      strict: bool = False, validate: str | None = None) -> "Cluster":
     """The live cluster for ``simulate`` when no snapshot file is given (the warnings are the caller's)."""
     return live_source().load_live(kubeconfig, context, progress_printer(quiet), strict=strict, validate=validate)
 

@@ -1,7 +1,7 @@
 """``pysched``: what would kube-scheduler v1.34 do with this cluster?"""
 
-from __future__ import annotations
-
+# annotations evaluated where defined (no __future__ import): typer reads the command's, and would compile
+# each string form at every start
 import atexit
 import importlib
 import os

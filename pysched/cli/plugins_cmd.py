@@ -1,8 +1,8 @@
 """``pysched plugins``: every registered plugin, where it comes from, what it extends and how it is
 configured."""
 
-from __future__ import annotations
-
+# annotations evaluated where defined (no __future__ import): typer reads the command's, and would compile
+# each string form at every start
 import sys
 from typing import Annotated, Any
 

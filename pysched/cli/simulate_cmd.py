@@ -1,7 +1,7 @@
 """``pysched simulate``: every pending pod of a snapshot (or of the live cluster), where each would land."""
 
-from __future__ import annotations
-
+# annotations evaluated where defined (no __future__ import): typer reads the command's, and would compile
+# each string form at every start
 import dataclasses
 import sys
 from typing import Annotated, cast

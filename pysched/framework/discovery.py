@@ -18,12 +18,12 @@ both sources, as is a module that cannot be imported or does not look like a plu
 
 from __future__ import annotations
 
-import hashlib
 import importlib.machinery
 import importlib.util
 import inspect
 import os
 import sys
+import zlib
 from collections.abc import Iterable
 from pathlib import Path
 from types import ModuleType
@@ -87,7 +87,10 @@ def _display(path: Path, base: Path | None, shown_base: str) -> str:
 
 
 def _module_name(path: Path) -> str:
-    digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:12]
+    # a name unique per file: two 32-bit checksums of its path (hashlib would start OpenSSL at every run of a
+    # checkout, whose plugins/ folder is loaded each time)
+    where = str(path.resolve()).encode()
+    digest = f"{zlib.crc32(where):08x}{zlib.adler32(where):08x}"
     stem = path.parent.name if path.name == "__init__.py" else path.stem
     safe = "".join(c if c.isalnum() or c == "_" else "_" for c in stem)
     return f"pysched_plugin_{digest}_{safe}"

@@ -40,16 +40,14 @@ def _escape_invisible(text: str) -> str:
 
 
 def _plain(data: Any) -> bool:
-    """No float written with an exponent (or NaN/inf) and no non-string key anywhere in ``data``."""
+    """No float written with an exponent (or NaN/inf) anywhere in ``data``. (Keys are not looked at: orjson
+    refuses every key that is not exactly a ``str``, and ``to_json`` then takes the standard library.)"""
     scalars = _SCALARS
     stack = [data]
     while stack:
         v = stack.pop()
         t = type(v)
         if t is dict:
-            for k in v:
-                if type(k) is not str:
-                    return False
             items = v.values()
         elif t is list or t is tuple:
             items = v
@@ -61,8 +59,14 @@ def _plain(data: Any) -> bool:
             return False
         else:
             continue
-        for x in items:  # scalars are judged here; only containers and floats go on the stack
-            if type(x) not in scalars:
+        for x in items:  # scalars and floats are judged here; only the rest goes on the stack
+            tx = type(x)
+            if tx in scalars:
+                continue
+            if tx is float:
+                if x != 0.0 and not (1e-4 <= abs(x) < 1e16):  # also False for NaN
+                    return False
+            else:
                 stack.append(x)
     return True
 

@@ -6,7 +6,6 @@ randomness upstream draws is replaced by a stable hash (see ../shared/conformanc
 
 from __future__ import annotations
 
-import hashlib
 import json
 import uuid
 from collections.abc import Callable
@@ -16,6 +15,8 @@ MAX_GENERATED_PREFIX = 58  # 63 minus the five random characters
 
 
 def suffix5(seed: str) -> str:
+    import hashlib  # here: OpenSSL's start costs every run, and most never generate a name
+
     digest = hashlib.sha256(seed.encode()).digest()
     return "".join(ALPHABET[b % len(ALPHABET)] for b in digest[:5])
 
@@ -46,6 +47,8 @@ def template_hash(template: object, collision_count: int = 0) -> str:
 
 
 def make_uid(kind: str, namespace: str, name: str, k: int = 0) -> str:
+    import hashlib
+
     digest = hashlib.sha256(f"pysched-uid/{kind}/{namespace}/{name}/{k}".encode()).digest()
     return str(uuid.UUID(bytes=digest[:16], version=4))
 
