@@ -77,7 +77,7 @@ def test_a_simulate_run_leaves_unused_libraries_unloaded() -> None:
     assert python_lines(code)[-1] == "[]"
 
 
-@pytest.mark.parametrize("module", [m for _, m in COMMANDS] + ["main"])
+@pytest.mark.parametrize("module", [m for _, m in COMMANDS] + ["main", "options"])
 def test_command_modules_evaluate_their_annotations_where_defined(module: str) -> None:
     """typer reads a command's parameter annotations at every start: written as strings (``from __future__
     import annotations``) each is compiled and evaluated again, a tenth of a start's instructions."""

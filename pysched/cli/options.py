@@ -6,8 +6,8 @@ group that :class:`WhatIfCommand` adds to a command: the command's function does
 them with :func:`what_if` (one :class:`WhatIf`, the edits in command-line order).
 """
 
-from __future__ import annotations
-
+# annotations evaluated where defined (no __future__ import): typer reads _what_if_declaration's, and would
+# compile each string form at every start
 from contextvars import ContextVar
 from enum import StrEnum
 from functools import cache
