@@ -150,16 +150,16 @@ class NodeUsage:
 
     def to_dict(self) -> dict:
         """Requested, allocatable and their fraction (4 decimals) per resource."""
-        def one(used: int, total: int) -> dict:
-            frac = fraction(used, total)
-            return {"requested": used, "allocatable": total, "fraction": None if frac is None else round(frac, 4)}
-
-        d: dict = {"name": self.name, "pods": one(self.pods, self.pods_allocatable),
-                   "cpu_milli": one(self.milli_cpu, self.milli_cpu_allocatable),
-                   "memory": one(self.memory, self.memory_allocatable)}
+        d: dict = {"name": self.name, "pods": _usage(self.pods, self.pods_allocatable),
+                   "cpu_milli": _usage(self.milli_cpu, self.milli_cpu_allocatable),
+                   "memory": _usage(self.memory, self.memory_allocatable)}
         if self.scalar:
-            d["scalar"] = {k: one(r, a) for k, (r, a) in self.scalar.items()}
+            d["scalar"] = {k: _usage(r, a) for k, (r, a) in self.scalar.items()}
         return d
+
+
+def _usage(used: int, total: int) -> dict:
+    return {"requested": used, "allocatable": total, "fraction": round(used / total, 4) if total > 0 else None}
 
 
 ZONE_LABEL, BETA_ZONE_LABEL = "topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone"
@@ -177,7 +177,7 @@ def node_usage(result: SimulationResult) -> list[NodeUsage]:
         req, alloc = ni.requested, ni.allocatable
         scalar = {k: (req.scalar.get(k, 0), alloc.scalar.get(k, 0))
                   for k in sorted(set(req.scalar) | set(alloc.scalar))
-                  if req.scalar.get(k, 0) or alloc.scalar.get(k, 0)}
+                  if req.scalar.get(k, 0) or alloc.scalar.get(k, 0)} if req.scalar or alloc.scalar else {}
         out.append(NodeUsage(ni.name, len(ni.pods), alloc.allowed_pod_number, req.milli_cpu, alloc.milli_cpu,
                              req.memory, alloc.memory, scalar, node_zone(ni.node.labels)))
     out.sort(key=lambda u: u.name)
@@ -233,10 +233,15 @@ class ReportData:
                        "preemptors": c.preemptors, "victims": c.victims, "not_simulated": c.not_simulated,
                        "ignored": c.ignored, "cycles": c.cycles, "passes": c.passes, "nodes": c.nodes},
             "reasons": [{"message": r.message, "count": r.count, "pods": list(r.pods)} for r in self.reasons],
-            "nodes": [dict(u.to_dict(), zone=u.zone or NO_ZONE) for u in self.nodes],
-            "zones": [dict(u.to_dict(), nodes=u.nodes) for u in self.zones],
+            "nodes": [_with(u.to_dict(), "zone", u.zone or NO_ZONE) for u in self.nodes],
+            "zones": [_with(u.to_dict(), "nodes", u.nodes) for u in self.zones],
             "total": dict(total_usage(self.nodes, "total").to_dict(), nodes=len(self.nodes)),
         }
+
+
+def _with(d: dict, key: str, value: object) -> dict:
+    d[key] = value
+    return d
 
 
 def report_data(result: SimulationResult) -> ReportData:

@@ -62,7 +62,8 @@ class CycleTrace:
     def to_dict(self, trace: bool) -> dict:
         """The JSON contract of ``SCHEMA.md``; with ``trace`` every key, else the short form."""
         d: dict[str, Any] = {"pass": self.pass_no, "pod": self.pod, "priority": self.priority,
-                             "outcome": self.outcome.value if self.outcome is not None else ""}
+                             "outcome": self.outcome._value_ if self.outcome is not None else ""}  # not .value: a
+        # Python-level property of enum, a tenth of this method's cost
         if self.node is not None:
             d["node"] = self.node
         if self.preenqueue_reject is not None:
