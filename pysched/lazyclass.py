@@ -9,6 +9,14 @@ method generation off); each method is put on the class as a small stand-in whic
 compiles the same code the standard decorator would have compiled, puts it on the class and runs it.
 From then on a call costs what it did. ``__repr__`` (printing only) and the frozen classes' refusal to
 assign are plain functions, never compiled. For type checkers this module is ``dataclasses.dataclass``.
+
+What it does not reproduce goes to the standard decorator as it is: ``order``, ``unsafe_hash``,
+``weakref_slot``, a frozen class defining ``__setattr__``/``__delattr__``, and a class (or a dataclass base)
+with an ``InitVar`` pseudo-field. Why this rather than fewer dataclasses at import (the DRA, storage and
+extender modules loaded only for inputs that have them): compiling the methods was about half of the
+instructions of importing pysched and building its app (callgrind: 412 M before this module, 165 M after), while
+those optional modules are a few per cent of the import's time (``-X importtime``; not measured in
+instructions) and their loading belongs to the kinds table of the loader.
 """
 
 from __future__ import annotations
@@ -150,12 +158,23 @@ def _setstate(self: Any, state: list[Any]) -> None:
         object.__setattr__(self, f.name, value)
 
 
+def _has_initvar(cls: type) -> bool:
+    """Whether the class or a base declares an ``InitVar`` (also written as a string annotation)."""
+    for klass in cls.__mro__:
+        for annotation in klass.__dict__.get("__annotations__", {}).values():  # noqa: RUF063 - as dataclasses reads them
+            if annotation is dataclasses.InitVar or isinstance(annotation, dataclasses.InitVar) or (
+                    isinstance(annotation, str) and "InitVar" in annotation):
+                return True
+    return False
+
+
 def _lazy_dataclass(cls: type, init: bool, repr: bool, eq: bool, frozen: bool, match_args: bool,
                     kw_only: bool, slots: bool) -> type:
     own = dict(cls.__dict__)
-    if frozen and ("__setattr__" in own or "__delattr__" in own):
+    if (frozen and ("__setattr__" in own or "__delattr__" in own)) or _has_initvar(cls):
+        # not reproduced here: the standard decorator (its error message, or its InitVar handling)
         return dataclasses.dataclass(cls, init=init, repr=repr, eq=eq, frozen=frozen, match_args=match_args,
-                                     kw_only=kw_only, slots=slots)  # its error message
+                                     kw_only=kw_only, slots=slots)
     bases_frozen = {b.__dict__["__dataclass_frozen__"] for b in cls.__mro__[1:]
                     if "__dataclass_frozen__" in b.__dict__}
     if bases_frozen and bases_frozen != {frozen}:

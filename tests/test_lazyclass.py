@@ -191,3 +191,31 @@ def test_every_pysched_dataclass_gets_the_standard_init_signature() -> None:
             assert str(inspect.signature(real)) == str(inspect.signature(_std_twin(value).__init__)), value
             seen += 1
     assert seen > 100
+
+
+def test_what_it_does_not_reproduce_goes_to_the_standard_decorator() -> None:
+    """An InitVar (here or in a base) is handled by the standard decorator: its value reaches
+    ``__post_init__`` and it is no field."""
+
+    @lazy(slots=True)
+    class WithInitVar:
+        a: int
+        scale: dataclasses.InitVar[int] = 1
+
+        def __post_init__(self, scale: int) -> None:
+            self.a *= scale
+
+    @lazy
+    class Base:
+        n: dataclasses.InitVar[int]
+
+        def __post_init__(self, n: int) -> None:
+            pass
+
+    @lazy
+    class Derived(Base):
+        b: int = 0
+
+    assert WithInitVar(2, 3).a == 6 and [f.name for f in dataclasses.fields(WithInitVar)] == ["a"]
+    assert "__dataclass_frozen__" not in WithInitVar.__dict__  # the standard decorator made it
+    assert str(inspect.signature(Derived)) == "(n: 'dataclasses.InitVar[int]', b: 'int' = 0) -> None"
