@@ -20,10 +20,6 @@ COMMANDS = (("simulate", "simulate_cmd"), ("explain", "explain_cmd"), ("diff", "
             ("config", "config_cmd"))
 
 
-#: the commands whose arguments name snapshot files
-READS_SNAPSHOTS = frozenset({"simulate", "explain", "capacity", "diff"})
-
-
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"pysched {__version__} (kube-scheduler {K8S_VERSION} semantics)")
@@ -67,11 +63,6 @@ def main() -> None:
     # machine those threads cost a tenth of a second of CPU at every start, beside the main thread
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     args = sys.argv[1:]
-    if args and args[0] in READS_SNAPSHOTS:
-        # the snapshot files are read and parsed on a second core while this thread imports the rest
-        from pysched.snapshot import prefetch
-
-        prefetch.start(args[1:])
     app = build_app(args[0] if args and args[0] in dict(COMMANDS) else None)
     try:
         app()

@@ -364,8 +364,7 @@ def read_block_yaml(text: str) -> list[tuple[object, int]] | None:
 def read_block_text(text: str) -> list[tuple[object, int]] | None:
     """The documents of a block YAML ``text`` as (object, first line), read by the cheapest reader that
     reads it as PyYAML does: this module's, else ``fastyaml``'s (yaml_rs, and with it PyYAML, imported
-    only then); None when only PyYAML's path can (the caller's). A pure function of the text: the
-    prefetch thread may call it."""
+    only then); None when only PyYAML's path can (the caller's)."""
     docs = read_block_yaml(text)
     if docs is None:
         from pysched.snapshot import fastyaml

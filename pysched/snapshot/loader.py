@@ -29,7 +29,7 @@ from pysched.errors import InputError, InputErrors
 from pysched.lazyclass import dataclass
 from pysched.model.labels import label_key_error, label_value_error, labels_known_valid
 from pysched.model.objects import FieldError, PodParser
-from pysched.snapshot import prefetch, reader, validation
+from pysched.snapshot import reader, validation
 from pysched.snapshot.admission import admit_loaded_pods
 from pysched.snapshot.blockyaml import read_block_text
 from pysched.snapshot.cluster import Cluster
@@ -124,9 +124,6 @@ def _walk(folder: str) -> list[str]:
 
 def read_source(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
     """The text of a file ('-' = stdin), gzip-decompressed when it is gzip; bounded (see ``reader``)."""
-    early = prefetch.text_of(path, max_bytes)
-    if early is not None:
-        return early
     return reader.read_text(path, max_bytes, stdin_hint="pipe a snapshot in "
                             "(kubectl get nodes,pods -A -o yaml | pysched simulate -)")
 
@@ -150,9 +147,7 @@ def parse_documents(text: str, source: str) -> Iterator[Document]:
     if mixed is not None:
         yield from mixed
         return
-    fast = prefetch.block_yaml_of(text)
-    if fast is None:
-        fast = read_block_text(text)
+    fast = read_block_text(text)
     if fast is not None:
         keep = text if len(text) <= LOCATE_MAX_CHARS else None
         for index, (obj, line) in enumerate(fast, 1):
@@ -373,7 +368,6 @@ def load_snapshot(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES, *, s
     ``max_bytes`` limits each file (and its decompressed size); ``validate`` (``strict``, ``warn`` (the
     default), ``ignore``; ``strict=True`` means ``strict``) says what unknown or mistyped fields at any
     depth, invalid names and label values the API server would reject are: errors, warnings, or nothing."""
-    prefetch.finish()
     try:
         with collector_paused():
             return _load(paths, max_bytes, validation_mode(strict, validate))
