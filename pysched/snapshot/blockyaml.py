@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pysched.snapshot.reader import document_separators
+from pysched.snapshot.reader import block_documents
 
 MAX_PREFIX = 40  # columns of indentation (+ dash): nesting stays far below reader.MAX_DEPTH
 MAX_KEY = 1000  # PyYAML refuses implicit keys over 1,024 characters
@@ -311,18 +311,6 @@ def _parse(lines: list[str], cache: dict[str, Line]) -> object:
     return root
 
 
-_BLANK = re.compile(r"(?:[ ]*(?:#[^\n]*)?\n)*")
-
-
-def _first_content_line(chunk: str) -> int | None:
-    """Lines before the first that is neither blank nor a comment; None when there is none."""
-    end = _BLANK.match(chunk).end()  # type: ignore[union-attr]
-    rest = chunk[end:].lstrip(" ")
-    if not rest or rest.startswith("#"):
-        return None
-    return chunk.count("\n", 0, end)
-
-
 def read_block_yaml(text: str) -> list[tuple[object, int]] | None:
     """The documents of ``text`` as (object, first line), or None when another reader must read it.
 
@@ -330,26 +318,14 @@ def read_block_yaml(text: str) -> list[tuple[object, int]] | None:
     if it holds any; every separator starts one (an empty one reads as None)."""
     if text.startswith(("...", "%")):
         return None
-    separators = document_separators(text)
-    if text.count("\n---") + text.startswith("---") != len(separators):
-        return None  # a separator followed by content
-    starts = [0] + [end + 1 for _, end in separators]
-    ends = [start for start, _ in separators] + [len(text)]
+    chunks = block_documents(text)
+    if chunks is None:
+        return None
     cache: dict[str, Line] = {}
     docs: list[tuple[object, int]] = []
-    line = 1
-    counted = 0
     try:
-        for i, (begin, end) in enumerate(zip(starts, ends, strict=True)):
-            chunk = text[begin:end] if begin <= end else ""
-            line += text.count("\n", counted, min(begin, len(text)))
-            counted = max(min(begin, len(text)), counted)
-            first = _first_content_line(chunk)
-            if first is None:
-                if i:
-                    docs.append((None, line))
-                continue
-            docs.append((_parse(chunk.split("\n"), cache), line + first))
+        for chunk, line, first in chunks:
+            docs.append((None, line) if first is None else (_parse(chunk.split("\n"), cache), line + first))
     except _Refuse:
         return None
     if not all(map(str.isprintable, cache)):

@@ -31,7 +31,7 @@ from typing import Any
 
 import yaml
 
-from pysched.snapshot.reader import document_separators
+from pysched.snapshot.reader import block_documents
 
 yaml_rs: Any
 try:
@@ -94,21 +94,11 @@ def read_block_yaml(text: str, *, force: bool = False) -> list[tuple[object, int
     fixes = _fixes(words)
     if fixes is None:
         return None
-    separators = document_separators(text)
-    if text.count("\n---") + text.startswith("---") != len(separators):
-        return None  # a separator followed by content
-    starts = [0] + [end + 1 for _, end in separators]
-    ends = [start for start, _ in separators] + [len(text)]
+    chunks = block_documents(text)
+    if chunks is None:
+        return None
     docs: list[tuple[object, int]] = []
-    line = 1
-    counted = 0
-    for i, (begin, end) in enumerate(zip(starts, ends, strict=True)):
-        chunk = text[begin:end] if begin <= end else ""
-        line += text.count("\n", counted, min(begin, len(text)))
-        counted = max(min(begin, len(text)), counted)
-        first = _first_content_line(chunk)
-        if i == 0 and first is None:
-            continue
+    for chunk, line, first in chunks:
         try:
             obj = yaml_rs.loads(chunk, parse_datetime=False)
         except Exception:
@@ -268,15 +258,3 @@ def _fix(obj: object, fixes: dict[tuple[type, object], str]) -> object:
         for k, x in changed:
             v[k] = x  # type: ignore[index]
     return obj
-
-
-_BLANK = re.compile(r"(?:[ ]*(?:#[^\n]*)?\n)*")
-
-
-def _first_content_line(chunk: str) -> int | None:
-    """Lines before the first that is neither blank nor a comment; None when there is none."""
-    end = _BLANK.match(chunk).end()  # type: ignore[union-attr]
-    rest = chunk[end:].lstrip(" ")
-    if not rest or rest.startswith("#"):
-        return None
-    return chunk.count("\n", 0, end)

@@ -370,6 +370,42 @@ def document_separators(text: str) -> list[tuple[int, int]]:
     return out
 
 
+_BLANK = re.compile(r"(?:[ ]*(?:#[^\n]*)?\n)*")
+
+
+def _first_content_line(chunk: str) -> int | None:
+    """Lines before the first that is neither blank nor a comment; None when there is none."""
+    end = _BLANK.match(chunk).end()  # type: ignore[union-attr]
+    rest = chunk[end:].lstrip(" ")
+    if not rest or rest.startswith("#"):
+        return None
+    return chunk.count("\n", 0, end)
+
+
+def block_documents(text: str) -> list[tuple[str, int, int | None]] | None:
+    """The documents of a YAML stream as PyYAML numbers them, for the fast block readers: (the
+    document's text, the line its text begins on, lines before its first content or None when it has
+    none). Content before the first separator is a document only if it holds any; every separator
+    starts one. None when a separator line holds content (the readers then decline the text)."""
+    separators = document_separators(text)
+    if text.count("\n---") + text.startswith("---") != len(separators):
+        return None
+    starts = [0] + [end + 1 for _, end in separators]
+    ends = [start for start, _ in separators] + [len(text)]
+    out: list[tuple[str, int, int | None]] = []
+    line = 1
+    counted = 0
+    for i, (begin, end) in enumerate(zip(starts, ends, strict=True)):
+        chunk = text[begin:end] if begin <= end else ""
+        line += text.count("\n", counted, min(begin, len(text)))
+        counted = max(min(begin, len(text)), counted)
+        first = _first_content_line(chunk)
+        if i == 0 and first is None:
+            continue
+        out.append((chunk, line, first))
+    return out
+
+
 def load_yaml_one(text: str, source: str, *, error: type[InputError] = InputError) -> Any:
     """The documents of a stream that should hold one object: a list of the non-empty ones."""
     return [obj for _, obj, _ in yaml_documents(text, source, error=error) if obj is not None]
