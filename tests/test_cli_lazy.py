@@ -83,3 +83,22 @@ def test_command_modules_evaluate_their_annotations_where_defined(module: str) -
     import annotations``) each is compiled and evaluated again, a tenth of a start's instructions."""
     source = (Path(__file__).resolve().parents[1] / "pysched" / "cli" / f"{module}.py").read_text()
     assert "from __future__ import annotations" not in source
+
+
+def test_a_json_snapshot_run_with_json_output_imports_no_yaml_library(tmp_path: Path) -> None:
+    """Nothing of a JSON-in, JSON-out run reads or writes YAML: PyYAML (whose import compiles a large regular
+    expression) and yaml_rs stay unloaded."""
+    import json
+
+    import yaml
+
+    demo = Path(__file__).resolve().parents[1] / "fixtures" / "demo.yaml"
+    snapshot = tmp_path / "demo.json"
+    snapshot.write_text(json.dumps({"apiVersion": "v1", "kind": "List",
+                                    "items": [d for d in yaml.safe_load_all(demo.read_text()) if d]}))
+    code = ("import atexit, sys\n"
+            "atexit.register(lambda: print(sorted(n for n in ('yaml', 'yaml_rs') if n in sys.modules)))\n"
+            f"sys.argv = ['pysched', 'simulate', {str(snapshot)!r}, '-o', 'json']\n"
+            "from pysched.cli.main import main\n"
+            "main()\n")
+    assert python_lines(code)[-1] == "[]"

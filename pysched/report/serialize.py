@@ -7,7 +7,6 @@ import re
 from typing import Any
 
 import orjson
-import yaml
 
 # characters JSON may carry raw but a terminal or an editor would act on (DEL, C1 controls, bidi)
 _INVISIBLE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff\u2028\u2029]")
@@ -71,22 +70,34 @@ def _plain(data: Any) -> bool:
     return True
 
 
-class _Dumper(yaml.SafeDumper):
-    pass
+_dumper: Any = None  # built by the first to_yaml: a JSON run never imports PyYAML
 
 
-def _str_repr(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-    style = "|" if "\n" in value else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", str(value), style=style)
+def _yaml_dumper() -> Any:
+    """PyYAML's safe dumper, with multi-line strings (and str subclasses such as Outcome) as literal blocks."""
+    global _dumper
+    if _dumper is None:
+        import yaml
 
+        class _Dumper(yaml.SafeDumper):
+            pass
 
-_Dumper.add_representer(str, _str_repr)
-_Dumper.add_multi_representer(str, _str_repr)  # str subclasses too (StrEnum values such as Outcome)
+        def _str_repr(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+            style = "|" if "\n" in value else None
+            return dumper.represent_scalar("tag:yaml.org,2002:str", str(value), style=style)
+
+        _Dumper.add_representer(str, _str_repr)
+        _Dumper.add_multi_representer(str, _str_repr)  # str subclasses too (StrEnum values such as Outcome)
+        _dumper = _Dumper
+    return _dumper
 
 
 def to_yaml(data: Any) -> str:
-    text = yaml.dump(data, Dumper=_Dumper, sort_keys=True, allow_unicode=True, default_flow_style=False, width=120)
+    import yaml
+
+    dumper = _yaml_dumper()
+    text = yaml.dump(data, Dumper=dumper, sort_keys=True, allow_unicode=True, default_flow_style=False, width=120)
     if _INVISIBLE.search(text):  # PyYAML writes bidi characters raw when unicode is allowed: escape everything
-        text = yaml.dump(data, Dumper=_Dumper, sort_keys=True, allow_unicode=False, default_flow_style=False,
+        text = yaml.dump(data, Dumper=dumper, sort_keys=True, allow_unicode=False, default_flow_style=False,
                          width=120)
     return text
