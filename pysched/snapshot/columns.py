@@ -20,9 +20,8 @@ if TYPE_CHECKING:
 
 ROWS_KEY = "pysched/feasible-rows"  # CycleState: (the feasible list, its rows, the columns)
 #: bound of the cpu/memory quantities (allocatable, requested) for ``NodeColumns.small`` (64 Ti: bytes of
-#: memory, millicores of cpu): times 100 they are still exact float64 integers (< 2**53), and a quotient of
-#: two such numbers at most 100 rounds to a float whose floor is the integer quotient (its distance to the
-#: next integer, at least 1 / allocatable, exceeds half a float step there)
+#: memory, millicores of cpu): times 100 they stay far below 2**63 (int64 steps cannot overflow) and sums
+#: of two are exact float64 integers (< 2**53), as the scorers' kept per-resource arrays assume
 SMALL = 1 << 46
 
 
@@ -54,11 +53,6 @@ class NodeColumns:
         self.req_cpu, self.req_mem, self.req_eph, self.num_pods = ints[6], ints[7], ints[8], ints[9]
         self.free_eph, self.free_pods = ints[10], ints[11]
         self.alloc_eph, self.alloc_pods = ints[12], ints[13]
-        # (allocatable - non-zero requested) * 100 (LeastAllocated's numerator before the pod's request), and
-        # requested cpu/memory as float64 (BalancedAllocation's fraction operands), in one array too
-        floats = self._floats = np.zeros((4, self.n), dtype=np.float64)
-        self.nz_room100, self.req2_f = floats[0:2], floats[2:4]
-        self.alloc2_f = np.zeros((2, self.n), dtype=np.float64)
         self.small = True  # every cpu/memory quantity read so far is below SMALL (see the scorers' short forms)
         self.pod_room = np.zeros(self.n, dtype=bool)  # whether a node has room for one more pod
         for i, ni in enumerate(infos):
@@ -66,8 +60,11 @@ class NodeColumns:
             self.alloc_cpu[i], self.alloc_mem[i], self.alloc_eph[i] = a.milli_cpu, a.memory, a.ephemeral_storage
             self.alloc_pods[i] = a.allowed_pod_number
             self._read(i, ni)
-        self.alloc2_f[:] = self.alloc2
         self.log_pos = len(state.change_log)
+        # the rows read again since the columns were built, in order (once per refresh a row changed in):
+        # arrays over every row kept elsewhere (``score_cache``) catch up from it
+        self.row_log: list[int] = []
+        self.score_cache: dict[Any, list[Any]] = {}  # a scorer's per-row arrays: [array, len(row_log) then]
         self.masks: dict[tuple[Any, ...], np.ndarray] = {}
         self.seen: set[tuple[Any, ...]] = set()  # pod shapes met once (their masks are built the second time)
         # (per row how many node names sort after its own, the number of rows as a 0-d array): the host
@@ -88,9 +85,6 @@ class NodeColumns:
             q = (a.milli_cpu, a.memory, r.milli_cpu, r.memory, nz.milli_cpu, nz.memory)
             if max(q) >= SMALL or min(q) < 0:
                 self.small = False  # (never true again for these columns: the short forms are not used)
-            else:
-                self._floats[:, i] = ((a.milli_cpu - nz.milli_cpu) * 100, (a.memory - nz.memory) * 100,
-                                      r.milli_cpu, r.memory)
         if self._scalar:
             for name, (_, req) in self._scalar.items():
                 req[i] = r.scalar.get(name, 0)
@@ -109,10 +103,12 @@ class NodeColumns:
         log = state.change_log
         if self.log_pos < len(log):
             index = self.index
+            row_log = self.row_log
             for name in set(log[self.log_pos:]):
                 i = index.get(name)
                 if i is not None:
                     self._read(i, self.infos[i])
+                    row_log.append(i)
             self.log_pos = len(log)
 
     def rows_of(self, nodes: list[NodeInfo]) -> np.ndarray:

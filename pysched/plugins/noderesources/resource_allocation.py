@@ -22,7 +22,7 @@ from pysched.model.objects import Pod
 from pysched.model.quantity import milli_to_value
 from pysched.model.resources import CPU, EPHEMERAL, MEMORY, NON_ZERO_DEFAULTS, is_scalar
 from pysched.plugins.helper import go_div, go_round
-from pysched.snapshot.columns import SMALL, pair_column
+from pysched.snapshot.columns import SMALL
 from pysched.snapshot.nodeinfo import NodeInfo
 
 if TYPE_CHECKING:
@@ -85,7 +85,7 @@ def _constant(value: float | np.int64) -> np.ndarray:
 
 # the array steps' scalar operands as 0-d arrays (float64 / int64): the same values and results as Python
 # numbers, without numpy converting a Python number at every call
-_ZERO, _HALF, _ONE, _MAX_SCORE = (_constant(v) for v in (0.0, 0.5, 1.0, float(MAX_NODE_SCORE)))
+_HALF, _ONE, _MAX_SCORE = (_constant(v) for v in (0.5, 1.0, float(MAX_NODE_SCORE)))
 _ONE_INT = _constant(np.int64(1))
 
 
@@ -98,6 +98,11 @@ def _all_allocatable(cols: NodeColumns, kind: int) -> bool:
         col = cols.alloc_cpu if kind == 0 else cols.alloc_mem
         hit = cols.masks[key] = np.array(not len(col) or bool(col.min() > 0))
     return bool(hit)
+
+
+_EVERY_ROW = slice(None)
+_KEPT_LIMIT = 256  # (scorer, resource, request) arrays kept per set of columns
+_REDO_ROWS = 48  # more rows changed since an array's last use: every row again by the array steps
 
 
 class ResourceAllocationScorer:
@@ -176,13 +181,13 @@ class ResourceAllocationScorer:
         steps = self._steps
         if steps is not None and self._usable(cols):
             pair = self._pair
-            if pair is not None and cols.small and isinstance(rows, slice):  # (a two-row gather costs more)
+            if pair is not None and cols.small:
                 pr = pod_requests[pair[0]], pod_requests[pair[1]]  # cpu, memory
                 if 0 <= pr[0] < SMALL and 0 <= pr[1] < SMALL:
                     if self.name == "LeastAllocated":
-                        return self._least_allocated_pair(cols, rows, pr)
+                        return self._least_allocated_kept(cols, rows, pr)
                     if self.scorer is balanced_scorer:
-                        return self._balanced_pair(cols, rows, pr)
+                        return self._balanced_kept(cols, rows, pr)
             if self.name == "LeastAllocated":
                 return self._least_allocated_rows(cols, rows, pod_requests, steps)
             if self.scorer is balanced_scorer and len(steps) == 2:
@@ -325,38 +330,88 @@ class ResourceAllocationScorer:
             total //= weight_sum  # total >= 0, weight_sum > 0
         return total
 
-    def _least_allocated_pair(self, cols: NodeColumns, rows: np.ndarray | slice, pr: tuple[int, int]) -> np.ndarray:
-        """``_least_allocated_rows`` of cpu and memory as one two-row step (``cols.small``, requests in
-        [0, SMALL)): per resource ``max(((a - nz) * 100 - pr * 100) / a, 0)`` in float64, truncated, which
-        is the integer ``max(a - nz - pr, 0) * 100 // a``: the numerator is exact when it is not negative
-        (a negative one stays negative and gives 0), and the quotient's float truncates to the integer
-        quotient (see ``SMALL``). Integer division costs several times the float steps."""
+    # Kept per resource and request (``cols.small`` only): a node's per-resource score or fraction changes
+    # only when the node does, and pods ask for a few distinct cpu and memory amounts, so each (resource,
+    # request) keeps its values of every row in ``cols.score_cache``; the rows read again since its last
+    # use (``cols.row_log``) are worked out again node by node, with the per-node rule of ``score``.
+    # A cycle then adds two kept arrays instead of a dozen steps over the rows.
+    def _kept(self, cols: NodeColumns, kind: int, request: int) -> np.ndarray:
+        """Per row of ``cols``, for resource ``kind`` (0 cpu, 1 memory) and the pod's ``request``:
+        LeastAllocated's ``least_requested_score`` (int64), or half the balanced fraction
+        ``min(float(requested + request) / float(allocatable), 1.0)`` (float64; halving is exact, and
+        ``f0 / 2 - f1 / 2`` is ``(f0 - f1) / 2`` exactly: these fractions are 0 or above 2**-47, nothing
+        gets near the subnormals). Callers only read it (and hand out new arrays computed from it, never
+        views of it)."""
+        key = (self, kind, request)
+        cache = cols.score_cache
+        entry = cache.get(key)
+        log = cols.row_log
+        least = self.name == "LeastAllocated"
+        if entry is not None:
+            arr, pos = entry
+            if pos == len(log):
+                return arr
+            changed = log[pos:]
+            entry[1] = len(log)
+            if len(changed) <= _REDO_ROWS:
+                infos = cols.infos
+                # (one item assignment per row: fewer steps than a fancy assignment of a few)
+                if least:  # least_requested_score (capacity > 0: _usable)
+                    for i in set(changed) if len(changed) > 1 else changed:
+                        ni = infos[i]
+                        if kind == 0:
+                            a, r = ni.allocatable.milli_cpu, ni.non_zero_requested.milli_cpu + request
+                        else:
+                            a, r = ni.allocatable.memory, ni.non_zero_requested.memory + request
+                        arr[i] = 0 if r > a else (a - r) * MAX_NODE_SCORE // a
+                else:  # balanced_scorer's fraction, halved
+                    for i in set(changed) if len(changed) > 1 else changed:
+                        ni = infos[i]
+                        if kind == 0:
+                            f = float(ni.requested.milli_cpu + request) / float(ni.allocatable.milli_cpu)
+                        else:
+                            f = float(ni.requested.memory + request) / float(ni.allocatable.memory)
+                        arr[i] = 0.5 if f > 1 else f * 0.5
+                return arr
+        elif len(cache) >= _KEPT_LIMIT:
+            cache.clear()
+        # every row by the array steps (``_least_allocated_rows`` / ``_fraction`` of one resource)
+        if least:
+            a = cols.alloc_cpu if kind == 0 else cols.alloc_mem
+            arr = a - (cols.nz_cpu if kind == 0 else cols.nz_mem)
+            arr -= request
+            np.maximum(arr, 0, out=arr)  # requested > allocatable scores 0
+            arr *= MAX_NODE_SCORE  # (< 2**53: cols.small)
+            arr //= a  # non-negative operands: floor division is Go's
+        else:
+            arr = self._fraction(cols, _EVERY_ROW, kind, request)
+            np.multiply(arr, _HALF, out=arr)
+        cache[key] = [arr, len(log)]
+        return arr
+
+    def _least_allocated_kept(self, cols: NodeColumns, rows: np.ndarray | slice, pr: tuple[int, int]) -> np.ndarray:
+        """``_least_allocated_rows`` from the kept per-resource scores: the weighted mean of the two."""
         _, _, w_cpu, w_mem = self._pair  # type: ignore[misc]
-        f = cols.nz_room100[:, rows] - pair_column(float(pr[0] * 100), float(pr[1] * 100))
-        f /= cols.alloc2_f[:, rows]  # allocatable > 0 on every row (_usable)
-        np.maximum(f, _ZERO, out=f)
-        g = f.astype(np.int64)  # truncation = floor here (not negative)
+        c = self._kept(cols, 0, pr[0])[rows]
+        m = self._kept(cols, 1, pr[1])[rows]
         if w_cpu == 1 and w_mem == 1:
-            total = g[0]
-            total += g[1]
+            if isinstance(rows, slice):
+                total = c + m  # (views of the kept arrays: a new one)
+            else:
+                total = c  # (a gather is a new array already)
+                total += m
             np.right_shift(total, _ONE_INT, out=total)  # // 2 of numbers not negative
             return total
-        total = g[0] * w_cpu if w_cpu != 1 else g[0]
-        total += g[1] * w_mem
+        total = c * w_cpu
+        total += m * w_mem
         weight_sum = w_cpu + w_mem  # > 0 (_usable)
         if weight_sum != 1:
             total //= weight_sum  # total >= 0, weight_sum > 0
         return total
 
-    def _balanced_pair(self, cols: NodeColumns, rows: np.ndarray | slice, pr: tuple[int, int]) -> np.ndarray:
-        """``_balanced_rows`` of cpu and memory as one two-row step (``cols.small``, requests in [0, SMALL)):
-        float64(requested) + float64(request) is float64(requested + request) there (exact), so the
-        fractions and every later step are the same floats."""
-        f = cols.req2_f[:, rows] + pair_column(float(pr[0]), float(pr[1]))
-        f /= cols.alloc2_f[:, rows]
-        np.minimum(f, _ONE, out=f)
-        d = f[0] - f[1]  # |cpu - memory| = |memory - cpu|: the steps' order does not change the result
-        np.multiply(d, _HALF, out=d)  # (= d / 2, exactly)
+    def _balanced_kept(self, cols: NodeColumns, rows: np.ndarray | slice, pr: tuple[int, int]) -> np.ndarray:
+        """``_balanced_rows`` from the kept halved capped fractions: the same floats."""
+        d = self._kept(cols, 0, pr[0])[rows] - self._kept(cols, 1, pr[1])[rows]  # (f0 - f1) / 2
         np.abs(d, out=d)
         np.subtract(_ONE, d, out=d)
         np.multiply(d, _MAX_SCORE, out=d)
