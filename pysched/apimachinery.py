@@ -13,6 +13,7 @@ import json
 import re
 from collections.abc import Collection, Mapping
 from fractions import Fraction
+from functools import cache
 from typing import Any
 
 from pysched.errors import ConfigError, ConfigErrors
@@ -207,7 +208,13 @@ def get_str_list(raw: Mapping[str, Any], key: str, path: str) -> list[str] | Non
 
 _DURATION_UNITS = {"ns": 1, "us": 10**3, "µs": 10**3, "μs": 10**3, "ms": 10**6, "s": 10**9,
                    "m": 60 * 10**9, "h": 3600 * 10**9}
-_DURATION_PART = re.compile(r"(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
+
+
+@cache
+def _duration_part() -> re.Pattern[str]:
+    """Compiled at the first duration read, not at every start."""
+    return re.compile(r"(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
+
 
 
 def parse_go_duration(text: str) -> int:
@@ -220,7 +227,7 @@ def parse_go_duration(text: str) -> int:
         return 0
     total, pos = Fraction(0), 0
     while pos < len(rest):
-        m = _DURATION_PART.match(rest, pos)
+        m = _duration_part().match(rest, pos)
         if m is None:
             raise ValueError(f"time: invalid duration {go_quote(text)}")
         total += Fraction(m.group(1)) * _DURATION_UNITS[m.group(2)]

@@ -7,13 +7,20 @@ Below every layer (like ``errors``): the model, the loaders and every renderer u
 from __future__ import annotations
 
 import re
+from functools import cache
 
 MAX_ECHO = 80  # characters of a user's value repeated in a message
 MAX_LINE = 2000  # characters of one message line printed (head and tail kept)
 
 # C0/C1 controls, DEL, and the bidirectional formatting characters that can reorder what a terminal shows
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff\n\t]")
-_UNSAFE_KEEP_NL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff\t]")
+_UNSAFE_CHARS = "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff"
+
+
+@cache
+def _unsafe(keep_newlines: bool = False) -> re.Pattern[str]:
+    """The unsafe characters (newlines too unless ``keep_newlines``; tabs always), compiled at the first text
+    checked: a run that prints no warning and no error compiles neither (some 5 M instructions at start)."""
+    return re.compile(f"[{_UNSAFE_CHARS}{'' if keep_newlines else chr(10)}\t]")
 
 
 def _escape_one(m: re.Match[str]) -> str:
@@ -28,16 +35,18 @@ def _escape_one(m: re.Match[str]) -> str:
 
 def escape(text: str) -> str:
     """Control and bidirectional-formatting characters (newlines too) as visible escapes (``\\x1b``)."""
-    if not _UNSAFE.search(text):
+    unsafe = _unsafe()
+    if not unsafe.search(text):
         return text
-    return _UNSAFE.sub(_escape_one, text)
+    return unsafe.sub(_escape_one, text)
 
 
 def escape_lines(text: str) -> str:
     """:func:`escape`, keeping the newlines that separate the lines of a message, each line clipped."""
-    if len(text) <= MAX_LINE and not _UNSAFE_KEEP_NL.search(text):
+    unsafe = _unsafe(keep_newlines=True)
+    if len(text) <= MAX_LINE and not unsafe.search(text):
         return text
-    return "\n".join(clip(_UNSAFE_KEEP_NL.sub(_escape_one, line)) for line in text.split("\n"))
+    return "\n".join(clip(unsafe.sub(_escape_one, line)) for line in text.split("\n"))
 
 
 def clip(text: str, limit: int = MAX_LINE) -> str:

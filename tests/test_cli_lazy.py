@@ -102,3 +102,32 @@ def test_a_json_snapshot_run_with_json_output_imports_no_yaml_library(tmp_path: 
             "from pysched.cli.main import main\n"
             "main()\n")
     assert python_lines(code)[-1] == "[]"
+
+
+def test_a_json_run_imports_no_yaml_reader_and_compiles_no_unused_pattern(tmp_path: Path) -> None:
+    """A JSON-in, JSON-out run without warnings reads no block YAML (blockyaml stays unloaded) and compiles
+    none of the patterns that only warnings, errors, usage errors, YAML output, DRA, durations or unusual
+    quantities need: each is compiled at its first use (some 20 M instructions of every start)."""
+    import json
+
+    import yaml
+
+    demo = Path(__file__).resolve().parents[1] / "fixtures" / "demo.yaml"
+    snapshot = tmp_path / "demo.json"
+    snapshot.write_text(json.dumps({"apiVersion": "v1", "kind": "List",
+                                    "items": [d for d in yaml.safe_load_all(demo.read_text()) if d]}))
+    code = ("import atexit, sys\n"
+            "def report():\n"
+            "    from pysched import apimachinery, safetext\n"
+            "    from pysched.cli import messages\n"
+            "    from pysched.model import dracel, quantity\n"
+            "    from pysched.report import serialize\n"
+            "    compiled = [f.__name__ for f in (safetext._unsafe, messages._rules, serialize._invisible,\n"
+            "                quantity._general, apimachinery._duration_part, dracel._semver, dracel._literal)\n"
+            "                if f.cache_info().currsize]\n"
+            "    print('pysched.snapshot.blockyaml' in sys.modules, compiled)\n"
+            "atexit.register(report)\n"
+            f"sys.argv = ['pysched', 'simulate', {str(snapshot)!r}, '-o', 'json', '-q']\n"
+            "from pysched.cli.main import main\n"
+            "main()\n")
+    assert python_lines(code)[-1] == "False []"

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from fractions import Fraction
+from functools import cache
 from typing import Any
 
 from pysched.errors import QuantityError
@@ -62,14 +63,18 @@ def _qv(m: Any) -> Fraction:
     return Fraction(m[Q_TAG])
 
 
-_SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
-                     r"(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?"
-                     r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$")
+
+@cache
+def _semver() -> re.Pattern[str]:
+    """Compiled at the first version read, not at every start (2.7 M instructions; most runs have no DRA)."""
+    return re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
+                      r"(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?"
+                      r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$")
 
 
 def parse_semver(text: str) -> tuple[int, int, int, str]:
     """Strict semantic version 2.0.0 (what blang/semver's Parse accepts)."""
-    m = _SEMVER.match(text) if isinstance(text, str) else None
+    m = _semver().match(text) if isinstance(text, str) else None
     if not m:
         raise ValueError(f"could not parse {text!r} as semver")
     return int(m.group(1)), int(m.group(2)), int(m.group(3)), m.group(4) or ""
@@ -220,7 +225,11 @@ def _environment() -> Any:
 
 # --------------------------------------------------------------------------- compiled selectors
 
-_LITERAL = re.compile(r'"((?:[^"\\]|\\.)*)"|\'((?:[^\'\\]|\\.)*)\'')
+
+@cache
+def _literal() -> re.Pattern[str]:
+    """String literals of an expression; compiled at the first selector, not at every start."""
+    return re.compile(r'"((?:[^"\\]|\\.)*)"|\'((?:[^\'\\]|\\.)*)\'')
 
 
 class Selector:
@@ -241,7 +250,7 @@ class Selector:
         self._program = prog
         # Upstream's attribute and capacity maps answer an unknown domain with an empty map. This runtime
         # takes plain maps, so every string literal of the expression that could name a domain gets one.
-        self._domains = tuple({a or b for a, b in _LITERAL.findall(expression)})
+        self._domains = tuple({a or b for a, b in _literal().findall(expression)})
 
     # Compiled programs are immutable and not picklable: copies share them, pickles recompile.
     def __copy__(self) -> Selector:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 from fractions import Fraction
+from functools import cache
 
 from pysched.errors import QuantityError
 
@@ -17,7 +18,14 @@ _BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei"
 _DECIMAL = {"n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 1000), "": Fraction(1),
             "k": Fraction(10**3), "M": Fraction(10**6), "G": Fraction(10**9), "T": Fraction(10**12),
             "P": Fraction(10**15), "E": Fraction(10**18)}
-_RE = re.compile(r"^([+-]?)(\d+\.?\d*|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$")
+
+
+@cache
+def _general() -> re.Pattern[str]:
+    """Any quantity; compiled at the first one ``_WHOLE`` does not read, not at every start."""
+    return re.compile(r"^([+-]?)(\d+\.?\d*|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$")
+
+
 _cache: dict[str, int] = {}
 #: quantity text -> its milli-units, for the texts read so far (others may look up; only to_milli writes)
 KNOWN_MILLI = _cache
@@ -44,7 +52,7 @@ def parse_quantity(text: object) -> Fraction:
     s = text.strip()
     if len(s) > MAX_QUANTITY_CHARS:
         raise QuantityError(f"quantity is longer than {MAX_QUANTITY_CHARS} characters: {_short(text)}")
-    m = _RE.match(s)
+    m = _general().match(s)
     if not m:
         raise QuantityError(f"invalid quantity {text!r}: {_EXPECTED}")
     sign, number, suffix = m.group(1), m.group(2), m.group(3) or ""

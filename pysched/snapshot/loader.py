@@ -31,7 +31,6 @@ from pysched.model.labels import label_key_error, label_value_error, labels_know
 from pysched.model.objects import FieldError, PodParser
 from pysched.snapshot import reader, validation
 from pysched.snapshot.admission import admit_loaded_pods
-from pysched.snapshot.blockyaml import read_block_text
 from pysched.snapshot.cluster import Cluster
 from pysched.snapshot.kinds import BY_KIND, CLUSTER_SCOPED, KINDS, POD_CREATING
 from pysched.snapshot.names import NameGenerator
@@ -147,6 +146,8 @@ def parse_documents(text: str, source: str) -> Iterator[Document]:
     if mixed is not None:
         yield from mixed
         return
+    from pysched.snapshot.blockyaml import read_block_text  # (here: a JSON run does not import it)
+
     fast = read_block_text(text)
     if fast is not None:
         keep = text if len(text) <= LOCATE_MAX_CHARS else None
