@@ -131,3 +131,22 @@ def test_a_json_run_imports_no_yaml_reader_and_compiles_no_unused_pattern(tmp_pa
             "from pysched.cli.main import main\n"
             "main()\n")
     assert python_lines(code)[-1] == "False []"
+
+
+def test_a_run_freezes_what_its_imports_built_and_importing_the_cli_leaves_the_collector_as_found() -> None:
+    """main() imports with the cyclic collector off and freezes what the imports built before the command
+    runs (the collections the imports trigger would walk those objects again and again); importing
+    pysched.cli.main alone gives the collector's state back."""
+    demo = str(Path(__file__).resolve().parents[1] / "fixtures" / "demo.yaml")
+    code = ("import atexit, gc, sys\n"
+            "atexit.register(lambda: print(gc.isenabled(), gc.get_freeze_count() > 10_000))\n"
+            f"sys.argv = ['pysched', 'simulate', {demo!r}, '-o', 'json', '-q']\n"
+            "from pysched.cli.main import main\n"
+            "main()\n")
+    assert python_lines(code)[-1] == "True True"
+    for disabled in (False, True):
+        code = ("import gc\n"
+                + ("gc.disable()\n" if disabled else "")
+                + "import pysched.cli.main\n"
+                "print(gc.isenabled(), gc.get_freeze_count())\n")
+        assert python_lines(code)[-1] == f"{not disabled} 0"

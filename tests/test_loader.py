@@ -185,6 +185,26 @@ def test_collector_frozen_after_a_large_load_releases_earlier_garbage(tmp_path: 
         gc.unfreeze()
 
 
+def test_a_load_keeps_a_freeze_it_did_not_make(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the command line froze after its imports (cli/main.py) holds no cluster: a load leaves it frozen
+    instead of unfreezing and collecting every object of the process; a freeze a load made is still undone
+    by the next load (the test above)."""
+    import gc
+
+    from pysched.snapshot import loader
+
+    monkeypatch.setattr(loader, "_load_froze", False)
+    path = write(tmp_path, "s.json", json.dumps({"apiVersion": "v1", "kind": "List", "items": [NODE, pod("p")]}))
+    kept = [[]]
+    kept[0].append(kept)  # a cycle, frozen below: collected only if the load unfroze
+    gc.freeze()
+    try:
+        load_snapshot([path])
+        assert gc.isenabled() and gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+
+
 @pytest.mark.parametrize("mode", ["warn", "ignore"])
 @pytest.mark.parametrize("value", [1, ["a"], None, True], ids=["int", "list", "null", "bool"])
 def test_node_labels_checked_unless_the_schema_check_found_the_node_clean(tmp_path: Path, mode: str,

@@ -2,16 +2,30 @@
 
 # annotations evaluated where defined (no __future__ import): typer reads the command's, and would compile
 # each string form at every start
-import atexit
-import importlib
-import os
-import sys
-from typing import Annotated, Any
+import gc
 
-import typer
+# The cyclic collector is off while the command line's modules are imported (here, and in main() while the
+# app is built), and what they built is frozen (gc.freeze) before it runs the command: some 47,000 objects
+# (modules, classes, functions) that live as long as the process, which the dozens of collections the
+# imports' allocations trigger would walk again and again, and every later collection once more. (A load
+# unfreezes only what a load froze: snapshot.loader.collector_paused.) The state found is given back at the
+# end of this module's imports: tests import it without running main().
+_COLLECTING = gc.isenabled()
+gc.disable()
 
-from pysched import K8S_VERSION, __version__
-from pysched.cli.messages import PyschedGroup
+import atexit  # noqa: E402
+import importlib  # noqa: E402
+import os  # noqa: E402
+import sys  # noqa: E402
+from typing import Annotated, Any  # noqa: E402
+
+import typer  # noqa: E402
+
+from pysched import K8S_VERSION, __version__  # noqa: E402
+from pysched.cli.messages import PyschedGroup  # noqa: E402
+
+if _COLLECTING:
+    gc.enable()
 
 #: the commands, in the order --help lists them, and the module that adds each; a module is imported only
 #: when its command is part of the app being built (a run of one command imports that command's module)
@@ -63,7 +77,12 @@ def main() -> None:
     # machine those threads cost a tenth of a second of CPU at every start, beside the main thread
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     args = sys.argv[1:]
+    collecting = gc.isenabled()
+    gc.disable()  # (see the top of this module)
     app = build_app(args[0] if args and args[0] in dict(COMMANDS) else None)
+    if collecting:
+        gc.freeze()
+        gc.enable()
     try:
         app()
     except SystemExit as e:

@@ -381,6 +381,10 @@ def load_snapshot(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES, *, s
 #: full collection over them (~0.1 s) plus young collections that walk them again
 FREEZE_ABOVE = 50_000
 
+#: whether a load has frozen the collector's objects (``collector_paused``). Only such a freeze can hold an
+#: earlier cluster that has become garbage; what the command line froze after its imports cannot
+_load_froze = False
+
 
 @contextmanager
 def collector_paused() -> Iterator[None]:
@@ -397,7 +401,8 @@ def collector_paused() -> Iterator[None]:
     if not gc.isenabled():
         yield
         return
-    if gc.get_freeze_count():
+    global _load_froze
+    if _load_froze and gc.get_freeze_count():
         # an earlier load in this process (tests, a second snapshot) froze what was alive then; what has
         # become garbage since must be collected now, not frozen again with this load
         gc.unfreeze()
@@ -411,6 +416,7 @@ def collector_paused() -> Iterator[None]:
         gc.enable()
         if ok and gc.get_count()[0] > FREEZE_ABOVE:
             gc.freeze()
+            _load_froze = True
 
 
 def _load(paths: Iterable[str], max_bytes: int, mode: str) -> Cluster:
