@@ -154,10 +154,11 @@ class World:
         for w in self.workloads:
             self._index(w)
         self.by_owner: dict[int, list[Pod]] = {}  # id(workload) -> its pods, in state order
-        for p in self.pods:
-            o = self.owner(p.meta)
-            if o is not None:
-                self.by_owner.setdefault(id(o), []).append(p)
+        for p in self.pods if self.by_key else ():  # (no workload: no pod has an owner among them)
+            if p.meta.owner_refs:
+                o = self.owner(p.meta)
+                if o is not None:
+                    self.by_owner.setdefault(id(o), []).append(p)
         self.replicas: dict[str, int] = {}  # workload key -> replicas (Job: parallelism) set by a scale edit
         self.job_removals: dict[str, int] = {}
         self.failed_jobs: set[str] = set()
@@ -170,7 +171,7 @@ class World:
         self.gates: dict[str, tuple[str, ...]] = {}
         self._protos: dict[tuple, tuple[Pod | None, str]] = {}
         self.admission = Admission(cluster)
-        names = {(p.namespace, p.name) for p in cluster.pods}
+        names = {(p.meta.namespace, p.meta.name) for p in cluster.pods}
         self.pod_names = names
         self.names = NameGenerator(lambda ns, name: (ns, name) in self.pod_names)
         self.names.counters = dict(cluster.name_counters)
@@ -1042,7 +1043,7 @@ class World:
                 workloads[kind] = list(ws)
         owners = {}
         for p in pods:
-            key = self.top_key(p.meta)
+            key = self.top_key(p.meta) if p.meta.owner_refs else None  # (no reference: no owner)
             if key:
                 owners[p.key] = key
         self.expansion.input_pending = [p.key for p in pods if not p.node_name and p.key not in created]
