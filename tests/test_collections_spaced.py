@@ -42,3 +42,24 @@ def test_a_caller_s_own_settings_are_left_alone() -> None:
             assert gc.get_threshold() == before
     finally:
         gc.enable()
+
+
+def test_a_run_freezes_nothing_after_a_freeze_no_load_made(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The command line freezes what its imports built (cli/main.py); a simulation of a small cluster (whose
+    load froze nothing) then leaves what it built to the collector, as without that freeze: the cycles of
+    one simulation of many (capacity, explain) must stay collectable."""
+    from pysched.snapshot import loader
+
+    monkeypatch.setattr(loader, "_load_froze", False)
+    frozen = gc.get_freeze_count()
+    try:
+        gc.freeze()  # as the command line does
+        before = gc.get_freeze_count()
+        with collections_spaced():
+            garbage: list = []
+            garbage.append(garbage)
+        assert gc.get_freeze_count() <= before
+    finally:
+        gc.unfreeze()
+        if frozen:
+            gc.freeze()

@@ -28,6 +28,7 @@ from pysched.plugins.queuesort import sort_key_of
 from pysched.scheduler.cycle import CycleOptions, Scheduler, WaitingPods
 from pysched.scheduler.trace import CycleTrace, Outcome
 from pysched.snapshot.cluster import Cluster, ClusterState
+from pysched.snapshot.loader import load_froze
 
 NOTES = [
     "host tie-break: lexicographically smallest node name among max total score "
@@ -117,7 +118,7 @@ def collections_spaced() -> Iterator[None]:
         yield
     finally:
         gc.set_threshold(*old)
-    if gc.get_freeze_count():
+    if gc.get_freeze_count() and load_froze():  # (not after the command line's freeze of its imports alone)
         gc.freeze()
 
 

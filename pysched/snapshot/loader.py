@@ -386,6 +386,11 @@ FREEZE_ABOVE = 50_000
 _load_froze = False
 
 
+def load_froze() -> bool:
+    """Whether the collector's frozen objects hold a loaded cluster (the last load froze what was alive)."""
+    return _load_froze
+
+
 @contextmanager
 def collector_paused() -> Iterator[None]:
     """Python's cyclic garbage collector paused while a snapshot is read and parsed.
@@ -407,6 +412,7 @@ def collector_paused() -> Iterator[None]:
         # become garbage since must be collected now, not frozen again with this load
         gc.unfreeze()
         gc.collect()
+    _load_froze = False
     gc.disable()
     ok = False
     try:
