@@ -369,8 +369,9 @@ class _ExistingTerms:
         self.keys: dict[Hashable, int] = {}
         self.ids: dict[int, tuple[AffinityTerm, int]] = {}  # id(term) -> (term, its index)
         self.terms: list[tuple[AffinityTerm, int, str]] = []  # (a term, its signed weight, its topology key)
-        self.codes: list[np.ndarray] = []  # per term: the domain code of every node row (-1: no key)
-        self.sums: list[np.ndarray] = []  # per term: pods carrying it per domain code
+        # (lists, not arrays: they are read and written one item at a time, at a fraction of the cost)
+        self.codes: list[list[int]] = []  # per term: the domain code of every node row (-1: no key)
+        self.sums: list[list[int]] = []  # per term: pods carrying it per domain code
         self.rows: dict[int, dict[int, int]] = {}  # node row -> term index -> pods carrying it there
         self.deltas: list[tuple[int, int, int]] = []  # (term index, domain code, change of its count)
         self.seen: dict[int, tuple[Pod, ...]] = {}  # node row -> the pods with terms counted there
@@ -389,8 +390,8 @@ class _ExistingTerms:
             i = self.keys[key] = len(self.terms)
             d = self.topo.domains(t.topology_key)
             self.terms.append((t, w, t.topology_key))
-            self.codes.append(d.codes)
-            self.sums.append(np.zeros(d.size, dtype=np.int64))
+            self.codes.append(d.code_list)
+            self.sums.append([0] * d.size)
         self.ids[id(t)] = (t, i)
         return i
 
@@ -424,7 +425,7 @@ class _ExistingTerms:
         old = old or {}
         for i in dict.fromkeys([*old, *new]):
             dc = new.get(i, 0) - old.get(i, 0)
-            code = int(self.codes[i][r])
+            code = self.codes[i][r]
             if dc and code >= 0:
                 self.sums[i][code] += dc
                 self.deltas.append((i, code, dc))
@@ -449,34 +450,51 @@ class _DomainSums:
     """Summed weights per topology key over its domain codes (``weights``; the last slot, nodes without
     the key, stays 0) with how many (pod, term) matches made each entry (``presence``: upstream's map has
     an entry while one does, even when the weights cancel out). ``matches``: the sum of every presence
-    entry (entries never go below 0, so some entry is set exactly when it is positive)."""
+    entry (entries never go below 0, so some entry is set exactly when it is positive).
 
-    __slots__ = ("matches", "presence", "topo", "weights")
+    The weights are kept twice: as arrays (``weights``, what Score and PreFilter's counts read) and as
+    lists (``_wlist``) that the one-entry updates add to before copying the entry into the array (a list
+    item add and an array store cost about a third of an add on an array element); the presence counts are
+    only ever read as a whole by ``score``, so they are lists alone."""
+
+    __slots__ = ("_wlist", "matches", "presence", "topo", "weights")
 
     def __init__(self, topo: TopologyArrays) -> None:
         self.topo = topo
         self.weights: dict[str, np.ndarray] = {}
-        self.presence: dict[str, np.ndarray] = {}
+        self._wlist: dict[str, list[int]] = {}
+        self.presence: dict[str, list[int]] = {}
         self.matches = 0
 
-    def _arrays(self, tk: str) -> tuple[np.ndarray, np.ndarray]:
-        """The arrays of ``tk``, for the caller to write into (and to add what it adds to ``matches``)."""
+    def _arrays(self, tk: str) -> tuple[np.ndarray, list[int], list[int]]:
+        """The weights of ``tk`` (array and list) and its presence counts, for the caller to write into (both
+        weights alike) and to add what it adds to ``matches``."""
         w = self.weights.get(tk)
         if w is None:
             size = self.topo.domains(tk).size + 1
             w = self.weights[tk] = np.zeros(size, dtype=np.int64)
-            self.presence[tk] = np.zeros(size, dtype=np.int64)
-        return w, self.presence[tk]
+            self._wlist[tk] = [0] * size
+            self.presence[tk] = [0] * size
+        return w, self._wlist[tk], self.presence[tk]
+
+    def _add(self, tk: str, code: int, w: int, d: int) -> None:
+        """``d`` matches of weight ``w`` in domain ``code`` of ``tk``."""
+        wa, wl, pl = self._arrays(tk)
+        v = wl[code] + w * d
+        wl[code] = v
+        wa[code] = v
+        pl[code] += d
+        self.matches += d
 
     @property
     def score(self) -> dict[str, dict[str, int]]:
         out: dict[str, dict[str, int]] = {}
-        for tk, pa in self.presence.items():
-            codes = np.flatnonzero(pa > 0).tolist()
+        for tk, pl in self.presence.items():
+            codes = [c for c, n in enumerate(pl) if n > 0]
             if codes:
                 values = self.topo.domains(tk).values
-                wa = self.weights[tk]
-                out[tk] = {values[c]: int(wa[c]) for c in codes}
+                wl = self._wlist[tk]
+                out[tk] = {values[c]: wl[c] for c in codes}
         return out
 
     def present(self) -> bool:
@@ -507,12 +525,9 @@ class _IncomingSums(_DomainSums):
 
     def _add_term(self, t: AffinityTerm, w: int, row: int, p: Pod, d: int) -> None:
         if term_matches(t, p, None):
-            code = int(self.topo.domains(t.topology_key).codes[row])
+            code = self.topo.domains(t.topology_key).code_list[row]
             if code >= 0:
-                wa, pa = self._arrays(t.topology_key)
-                wa[code] += w * d
-                pa[code] += d
-                self.matches += d
+                self._add(t.topology_key, code, w, d)
 
     def update(self, cluster: Any) -> None:
         """Replay the pods that moved since the last use, term by term (sums: the order does not matter),
@@ -546,11 +561,13 @@ class _MatchedSums(_DomainSums):
             m = term_matches(t, pod, ns_labels)
             self.matched.append(m)
             if m and counted:
-                wa, pa = self._arrays(tk)
-                sums = terms.sums[i]
-                wa[:-1] += w * sums
-                pa[:-1] += sums
-                self.matches += int(sums.sum())
+                wa, wl, pl = self._arrays(tk)
+                for code, n in enumerate(terms.sums[i]):
+                    if n:
+                        wl[code] += w * n
+                        pl[code] += n
+                        self.matches += n
+                wa[:] = wl
 
     def update(self, terms: _ExistingTerms, pod: Pod, ns_labels: Mapping[str, str]) -> None:
         self._extend(terms, pod, ns_labels, False)
@@ -561,10 +578,7 @@ class _MatchedSums(_DomainSums):
             for i, code, dc in deltas[self.pos:]:
                 if matched[i]:
                     _, w, tk = info[i]
-                    wa, pa = self._arrays(tk)
-                    wa[code] += w * dc
-                    pa[code] += dc
-                    self.matches += dc
+                    self._add(tk, code, w, dc)
             self.pos = len(deltas)
 
 
@@ -925,7 +939,11 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             total: np.ndarray | None = None
             for agg in s.aggregates:
                 for tk, weights in agg.weights.items():
-                    got = weights[topo.domains(tk).ext[rows]]  # a new array (an index array picks)
+                    d = topo.domains(tk)
+                    if d.identity and not isinstance(rows, slice):
+                        got = weights[rows]  # the codes are the rows (hostname): one gather, not two
+                    else:
+                        got = weights[d.ext[rows]]  # a new array (an index array picks)
                     if total is None:
                         total = got
                     else:

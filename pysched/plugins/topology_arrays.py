@@ -37,7 +37,7 @@ _MAX_MASKS = 512
 class Domains:
     """The domains of one topology key over the node rows."""
 
-    __slots__ = ("_empty_codes", "_ext", "codes", "has", "index", "values")
+    __slots__ = ("_code_list", "_empty_codes", "_ext", "_identity", "codes", "has", "index", "values")
 
     def __init__(self, cols: NodeColumns, key: str) -> None:
         index: dict[str, int] = {}
@@ -57,6 +57,16 @@ class Domains:
         self.values = list(index)
         self._empty_codes: tuple[np.ndarray, int] | None = None
         self._ext: np.ndarray | None = None
+        self._code_list: list[int] | None = None
+        self._identity: bool | None = None
+
+    @property
+    def code_list(self) -> list[int]:
+        """``codes`` as a list, for reading one row's code at a time (a list item costs a fraction of a
+        NumPy element read and its conversion to int)."""
+        if self._code_list is None:
+            self._code_list = self.codes.tolist()
+        return self._code_list
 
     @property
     def size(self) -> int:
@@ -68,6 +78,16 @@ class Domains:
         if self._ext is None:
             self._ext = np.where(self.has, self.codes, self.size)
         return self._ext
+
+    @property
+    def identity(self) -> bool:
+        """Every row has the key and row ``r``'s code is ``r`` (one value per node, first seen in row order:
+        the hostname key): ``ext[rows]`` is ``rows`` itself, and an array over the domains is one over the
+        rows (plus the empty slot)."""
+        if self._identity is None:
+            ext = self.ext
+            self._identity = bool(np.array_equal(ext, np.arange(len(ext), dtype=ext.dtype)))
+        return self._identity
 
     def codes_or_empty(self) -> tuple[np.ndarray, int]:
         """Codes where a node lacking the key is in the domain ``""`` (``labels.get(key, "")``), and the
