@@ -348,30 +348,40 @@ class ResourceAllocationScorer:
         log = cols.row_log
         least = self.name == "LeastAllocated"
         if entry is not None:
-            arr, pos = entry
-            if pos == len(log):
+            arr, pos, view = entry
+            end = len(log)
+            if pos == end:
                 return arr
-            changed = log[pos:]
-            entry[1] = len(log)
-            if len(changed) <= _REDO_ROWS:
+            entry[1] = end
+            if end - pos <= _REDO_ROWS:
                 infos = cols.infos
-                # (one item assignment per row: fewer steps than a fancy assignment of a few)
+                # One item store per row, through a memoryview of the array (the same int64 / float64
+                # element; about half the steps of a NumPy item assignment, fewer than a fancy assignment
+                # of a few). A row logged twice is worked out twice (the same value from the same node):
+                # cheaper than building a set of the rows every time.
                 if least:  # least_requested_score (capacity > 0: _usable)
-                    for i in set(changed) if len(changed) > 1 else changed:
+                    if kind == 0:
+                        for i in log[pos:end]:
+                            ni = infos[i]
+                            a = ni.allocatable.milli_cpu
+                            r = ni.non_zero_requested.milli_cpu + request
+                            view[i] = 0 if r > a else (a - r) * MAX_NODE_SCORE // a
+                    else:
+                        for i in log[pos:end]:
+                            ni = infos[i]
+                            a = ni.allocatable.memory
+                            r = ni.non_zero_requested.memory + request
+                            view[i] = 0 if r > a else (a - r) * MAX_NODE_SCORE // a
+                elif kind == 0:  # balanced_scorer's fraction, halved
+                    for i in log[pos:end]:
                         ni = infos[i]
-                        if kind == 0:
-                            a, r = ni.allocatable.milli_cpu, ni.non_zero_requested.milli_cpu + request
-                        else:
-                            a, r = ni.allocatable.memory, ni.non_zero_requested.memory + request
-                        arr[i] = 0 if r > a else (a - r) * MAX_NODE_SCORE // a
-                else:  # balanced_scorer's fraction, halved
-                    for i in set(changed) if len(changed) > 1 else changed:
+                        f = float(ni.requested.milli_cpu + request) / float(ni.allocatable.milli_cpu)
+                        view[i] = 0.5 if f > 1 else f * 0.5
+                else:
+                    for i in log[pos:end]:
                         ni = infos[i]
-                        if kind == 0:
-                            f = float(ni.requested.milli_cpu + request) / float(ni.allocatable.milli_cpu)
-                        else:
-                            f = float(ni.requested.memory + request) / float(ni.allocatable.memory)
-                        arr[i] = 0.5 if f > 1 else f * 0.5
+                        f = float(ni.requested.memory + request) / float(ni.allocatable.memory)
+                        view[i] = 0.5 if f > 1 else f * 0.5
                 return arr
         elif len(cache) >= _KEPT_LIMIT:
             cache.clear()
@@ -386,7 +396,9 @@ class ResourceAllocationScorer:
         else:
             arr = self._fraction(cols, _EVERY_ROW, kind, request)
             np.multiply(arr, _HALF, out=arr)
-        cache[key] = [arr, len(log)]
+        # (new, contiguous arrays: int64 / float64 elements, memoryview formats "l" / "d" on 64-bit Linux
+        # and macOS, "q" / "d" elsewhere: the stores above keep the element type either way)
+        cache[key] = [arr, len(log), memoryview(arr)]
         return arr
 
     def _least_allocated_kept(self, cols: NodeColumns, rows: np.ndarray | slice, pr: tuple[int, int]) -> np.ndarray:
