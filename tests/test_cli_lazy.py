@@ -85,9 +85,8 @@ def test_command_modules_evaluate_their_annotations_where_defined(module: str) -
     assert "from __future__ import annotations" not in source
 
 
-def test_a_json_snapshot_run_with_json_output_imports_no_yaml_library(tmp_path: Path) -> None:
-    """Nothing of a JSON-in, JSON-out run reads or writes YAML: PyYAML (whose import compiles a large regular
-    expression) and yaml_rs stay unloaded."""
+def demo_as_json(tmp_path: Path) -> Path:
+    """The demo fixture written again as one JSON ``List`` (a JSON-in run of the same cluster)."""
     import json
 
     import yaml
@@ -96,6 +95,13 @@ def test_a_json_snapshot_run_with_json_output_imports_no_yaml_library(tmp_path: 
     snapshot = tmp_path / "demo.json"
     snapshot.write_text(json.dumps({"apiVersion": "v1", "kind": "List",
                                     "items": [d for d in yaml.safe_load_all(demo.read_text()) if d]}))
+    return snapshot
+
+
+def test_a_json_snapshot_run_with_json_output_imports_no_yaml_library(tmp_path: Path) -> None:
+    """Nothing of a JSON-in, JSON-out run reads or writes YAML: PyYAML (whose import compiles a large regular
+    expression) and yaml_rs stay unloaded."""
+    snapshot = demo_as_json(tmp_path)
     code = ("import atexit, sys\n"
             "atexit.register(lambda: print(sorted(n for n in ('yaml', 'yaml_rs') if n in sys.modules)))\n"
             f"sys.argv = ['pysched', 'simulate', {str(snapshot)!r}, '-o', 'json']\n"
@@ -108,14 +114,7 @@ def test_a_json_run_imports_no_yaml_reader_and_compiles_no_unused_pattern(tmp_pa
     """A JSON-in, JSON-out run without warnings reads no block YAML (blockyaml stays unloaded) and compiles
     none of the patterns that only warnings, errors, usage errors, YAML output, DRA, durations or unusual
     quantities need: each is compiled at its first use (some 20 M instructions of every start)."""
-    import json
-
-    import yaml
-
-    demo = Path(__file__).resolve().parents[1] / "fixtures" / "demo.yaml"
-    snapshot = tmp_path / "demo.json"
-    snapshot.write_text(json.dumps({"apiVersion": "v1", "kind": "List",
-                                    "items": [d for d in yaml.safe_load_all(demo.read_text()) if d]}))
+    snapshot = demo_as_json(tmp_path)
     code = ("import atexit, sys\n"
             "def report():\n"
             "    from pysched import apimachinery, safetext\n"
