@@ -84,10 +84,15 @@ def load_instructions(path: str, mode: str, lib: str, seed: str) -> int:
         if proc.returncode != 0:
             sys.stderr.write(proc.stderr[-4000:])
             raise SystemExit(f"the load of {path} ({mode}) failed under valgrind")
-        text = Path(out).read_text()
+        return callgrind_total(out, path)
+
+
+def callgrind_total(out: str, what: str) -> int:
+    """The instruction total of callgrind's output file ``out`` (of a run of ``what``)."""
+    text = Path(out).read_text()
     m = re.search(r"^totals:\s*(\d+)", text, re.M) or re.search(r"^summary:\s*(\d+)", text, re.M)
     if m is None:
-        raise SystemExit(f"no instruction count in callgrind's output for {path}")
+        raise SystemExit(f"no instruction count in callgrind's output for {what}")
     return int(m.group(1))
 
 
