@@ -45,7 +45,7 @@ class NodeColumns:
         # ephemeral/pods. cpu and memory side by side, so that the resource steps treat both in one array
         # step; the 1-D names are views of the rows.
         ints = self._ints = np.zeros((14, self.n), dtype=np.int64)
-        self.alloc2, self.nz2, self.free2 = ints[0:2], ints[2:4], ints[4:6]
+        self.free2 = ints[4:6]  # (NodeResourcesFit's two-row room check)
         self.alloc_cpu, self.alloc_mem = ints[0], ints[1]
         self.nz_cpu, self.nz_mem = ints[2], ints[3]
         # allocatable - requested, kept with the rows (NodeResourcesFit's batched Filter reads them)
