@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from pysched.errors import InputError, InputErrors
 from pysched.lazyclass import dataclass
 from pysched.model.labels import label_key_error, label_value_error, labels_known_valid
-from pysched.model.objects import FieldError, PodParser
+from pysched.model.objects import FieldError, Pod, PodParser
 from pysched.snapshot import reader, validation
 from pysched.snapshot.admission import admit_loaded_pods
 from pysched.snapshot.cluster import Cluster
@@ -530,35 +530,48 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
     pods_raw: list[tuple[Document, dict, str]] = []
     pods_clean: list[bool] = []  # per pod of pods_raw: the schema check found it clean (labels valid)
     latest = ""  # the latest creationTimestamp text seen (RFC 3339 UTC text sorts as time)
+    unnamed = False  # a pod with only generateName is queued
     # the schema check of many objects at once first: the clean ones (nearly all) are then not walked;
     # clean[position] is 1 for those
     clean = validation.Validator((obj for _, obj, _ in objects), plain=parsed).flags() if mode != "ignore" else None
 
-    for position, (doc, obj, where) in enumerate(objects):
-        kind, api = obj.get("kind"), obj.get("apiVersion")
-        if not isinstance(kind, str) or not kind:
-            problems.add(doc, where, obj, "required: the object's kind (Pod, Node, ...); this is not a Kubernetes "
-                         "object", "kind")
-            continue
-        if not isinstance(api, str) or not api:
-            problems.add(doc, where, obj, f"required: the object's apiVersion "
-                         f"({(API_VERSIONS.get(kind) or ('v1',))[0]} for a {kind})", "apiVersion")
-            continue
-        meta = obj.get("metadata")
-        if isinstance(meta, _MAP):
-            stamp = meta.get("creationTimestamp")
+    for position, item in enumerate(objects):
+        doc, obj, where = item
+        kind, api, meta = obj.get("kind"), obj.get("apiVersion"), obj.get("metadata")
+        name = meta.get("name") if type(meta) is dict else None
+        if type(name) is str and name and type(kind) is str and kind and type(api) is str and api:
+            # the usual object (plain metadata, a name, kind and apiVersion strings): it passes every check
+            # below up to the kind's, so only the latest timestamp is taken here
+            stamp = meta.get("creationTimestamp")  # type: ignore[union-attr]
             if isinstance(stamp, str) and stamp > latest:
                 latest = stamp
-        if kind == "Pod" and isinstance(meta, _MAP) and not meta.get("name") \
-                and isinstance(meta.get("generateName"), str) and meta.get("generateName"):
-            if _api_checks(problems, doc, where, obj, kind, mode, clean, position):
-                pods_raw.append((doc, obj, where))  # named below, once every given name is known
-                pods_clean.append(clean is not None and clean[position] == 1)
-            continue
-        if not isinstance(meta, _MAP) or not isinstance(meta.get("name"), str) or not meta.get("name"):
-            problems.add(doc, where, obj, "required: a non-empty string", "metadata.name")
-            continue
-        if kind not in USED_KINDS:
+        else:
+            # anything else: each check in its order, with its error
+            if not isinstance(kind, str) or not kind:
+                problems.add(doc, where, obj, "required: the object's kind (Pod, Node, ...); this is not a "
+                             "Kubernetes object", "kind")
+                continue
+            if not isinstance(api, str) or not api:
+                problems.add(doc, where, obj, f"required: the object's apiVersion "
+                             f"({(API_VERSIONS.get(kind) or ('v1',))[0]} for a {kind})", "apiVersion")
+                continue
+            if isinstance(meta, _MAP):
+                stamp = meta.get("creationTimestamp")
+                if isinstance(stamp, str) and stamp > latest:
+                    latest = stamp
+            if kind == "Pod" and isinstance(meta, _MAP) and not meta.get("name") \
+                    and isinstance(meta.get("generateName"), str) and meta.get("generateName"):
+                if _api_checks(problems, doc, where, obj, kind, mode, clean, position):
+                    pods_raw.append((doc, obj, where))  # named below, once every given name is known
+                    pods_clean.append(clean is not None and clean[position] == 1)
+                    unnamed = True
+                continue
+            if not isinstance(meta, _MAP) or not isinstance(meta.get("name"), str) or not meta.get("name"):
+                problems.add(doc, where, obj, "required: a non-empty string", "metadata.name")
+                continue
+            name = meta["name"]
+        spec = BY_KIND.get(kind)  # (USED_KINDS are its keys)
+        if spec is None:
             near = [k for k in USED_KINDS if k.lower() == kind.lower()]
             if near:
                 problems.add(doc, where, obj, f"unknown kind {kind!r}: kinds are case-sensitive (did you mean "
@@ -567,14 +580,16 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
             label = f"{api}/{kind}"
             ignored[label] = ignored.get(label, 0) + 1
             continue
-        served = API_VERSIONS.get(kind)
+        served = spec.api_versions  # (API_VERSIONS[kind])
         if served and api not in served:
             problems.add(doc, where, obj, f"{kind} is not served as {api!r} by Kubernetes v1.34: expected "
                          f"apiVersion {served[0]!r}", "apiVersion")
             continue
-        namespaced = BY_KIND[kind].namespaced
-        ns = meta.get("namespace")
-        ident = (kind, (ns if isinstance(ns, str) and ns else "default") if namespaced else "", meta["name"])
+        if spec.namespaced:
+            ns = meta.get("namespace")  # type: ignore[union-attr]
+            ident = (kind, ns if isinstance(ns, str) and ns else "default", name)
+        else:
+            ident = (kind, "", name)
         if ident in seen:
             first_doc, first_where = seen[ident]
             line = _locate(first_doc, first_where)
@@ -582,14 +597,16 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
             problems.add(doc, where, obj, f"duplicate object: already defined at {at}")
             continue
         seen[ident] = (doc, where)
-        if not _api_checks(problems, doc, where, obj, kind, mode, clean, position):
+        # a clean object (the batch check found it so) passes _api_checks at once: not called for it
+        flag = clean is not None and clean[position] == 1
+        if not flag and not _api_checks(problems, doc, where, obj, kind, mode, clean, position):
             continue
         if kind == "Pod":
-            pods_raw.append((doc, obj, where))  # parsed below, after generated names
-            pods_clean.append(clean is not None and clean[position] == 1)
+            pods_raw.append(item)  # parsed below, after generated names
+            pods_clean.append(flag)
             continue
         try:
-            BY_KIND[kind].add(cluster, obj, clean is not None and clean[position] == 1)
+            spec.add(cluster, obj, flag)
         except FieldError as e:
             problems.add(doc, where, obj, e.message, e.path)
 
@@ -598,13 +615,15 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
         cluster.warnings.append(f"ignored {ignored[label]} object(s) of kind {label}: not used by the scheduler")
 
     cluster.latest_timestamp = latest
-    pods_raw = _name_generated_pods(cluster, pods_raw)
-    pods = []
+    if unnamed:  # (else every pod queued has a name: most snapshots)
+        pods_raw = _name_generated_pods(cluster, pods_raw)
+    pods: list[Pod] = []
     parser = PodParser()
+    parse, check, keep = parser.parse, parser.validate, pods.append
     for i, ((doc, obj, where), labels_valid) in enumerate(zip(pods_raw, pods_clean, strict=True)):
         try:
-            pods.append(parser.parse(obj, i, labels_valid))
-            parser.validate(obj)
+            keep(parse(obj, i, labels_valid))
+            check(obj)
         except FieldError as e:
             problems.add(doc, where, obj, e.message, e.path)
     _located.clear()
