@@ -33,7 +33,7 @@ from pysched.model.resources import (
     is_pod_level_supported,
     max_lists,
 )
-from pysched.model.timeutil import parse_time
+from pysched.model.timeutil import parse_text as _parse_time_text, parse_time
 
 # ``isinstance(v, Mapping)`` goes through the ABC machinery (~0.4 us); parsed YAML and JSON are plain
 # dicts, which the tuple's first member settles at once
@@ -136,10 +136,6 @@ def _time(raw: Mapping, key: str, path: str) -> str | None:
         raise FieldError(_child(path, key), f"expected an RFC 3339 timestamp such as 2025-03-01T08:00:00Z, "
                          f"got {_show(v)}")
     return v
-
-
-def _known_labels(v: Any) -> dict[str, str]:
-    return {} if v is None else v
 
 
 def _labels(raw: Mapping, key: str, path: str, validate: bool = False) -> dict[str, str]:
@@ -247,7 +243,12 @@ class ObjectMeta:
             uid = ""
         elif type(uid) is not str:
             uid = _str(raw, "uid", path)
-        labels = _known_labels(get("labels")) if labels_valid else _labels(raw, "labels", path)
+        if labels_valid:
+            labels = get("labels")
+            if labels is None:
+                labels = {}
+        else:
+            labels = _labels(raw, "labels", path)
         annotations = get("annotations")
         if annotations is None:
             annotations = {}
@@ -256,7 +257,7 @@ class ObjectMeta:
         creation = get("creationTimestamp")
         if creation is None:
             creation = ""
-        elif type(creation) is not str or parse_time(creation) is None:
+        elif type(creation) is not str or not creation or _parse_time_text(creation) is None:
             creation = _time(raw, "creationTimestamp", path) or ""
         owners = get("ownerReferences")
         owner_refs = [o for o in _list(raw, "ownerReferences", path) if isinstance(o, dict)] \
@@ -623,14 +624,21 @@ def derive_pod(pod: Pod) -> None:
     if not pod.init_containers and not pod.pod_requests:
         # Most pods: PodRequests is the containers' sum plus overhead, and the non-zero cpu and memory
         # count the defaults for containers that request none; one pass instead of two compute_requests.
-        reqs: dict[str, int] = {}
-        cpu = mem = 0
         default_cpu, default_mem = NON_ZERO_DEFAULTS[CPU], NON_ZERO_DEFAULTS[MEMORY]
-        for c in pod.containers:
-            r = c.requests
-            add_lists(reqs, r)
-            cpu += r.get(CPU, default_cpu)
-            mem += r.get(MEMORY, default_mem)
+        containers = pod.containers
+        if len(containers) == 1:  # most pods: the sum is that container's requests (ints: 0 + v is v)
+            r = containers[0].requests
+            reqs = dict(r)
+            cpu = r.get(CPU, default_cpu)
+            mem = r.get(MEMORY, default_mem)
+        else:
+            reqs = {}
+            cpu = mem = 0
+            for c in containers:
+                r = c.requests
+                add_lists(reqs, r)
+                cpu += r.get(CPU, default_cpu)
+                mem += r.get(MEMORY, default_mem)
         if pod.overhead:
             add_lists(reqs, pod.overhead)
             cpu += pod.overhead.get(CPU, 0)
@@ -649,13 +657,15 @@ def derive_pod(pod: Pod) -> None:
         pod.non0_cpu = non0.get(CPU, 0)
         pod.non0_mem = -((-non0.get(MEMORY, 0)) // 1000)
     pod.host_ports = host_ports_of(pod)
-    pod.key = f"{pod.namespace}/{pod.name}"
+    meta = pod.meta
+    pod.key = f"{meta.namespace}/{meta.name}"
 
 
 def host_ports_of(pod: Pod) -> list[HostPort]:
     """Upstream ``GetHostPorts``: sidecar init containers first, then containers; hostPort > 0 only."""
-    out = []
-    for c in [c for c in pod.init_containers if c.restartable] + pod.containers:
+    out: list[HostPort] = []
+    init = pod.init_containers
+    for c in [c for c in init if c.restartable] + pod.containers if init else pod.containers:
         for p in c.ports:
             hp = p.host_port
             if pod.host_network and hp == 0:
@@ -704,7 +714,7 @@ def _status_fields(status: Mapping) -> tuple[str, str | None, str, list[dict]]:
     if type(phase) is not str:
         phase = _str(status, "phase", "status")
     start = get("startTime")
-    if start is not None:
+    if start is not None and (type(start) is not str or not start or _parse_time_text(start) is None):
         start = _time(status, "startTime", "status")
     nominated = get("nominatedNodeName")
     if nominated is None:
@@ -961,7 +971,7 @@ class PodParser:
             node_name = _str(raw["spec"], "nodeName", "spec")
         pod = Pod(meta_, raw, node_name, *entry[1], *_status_fields(status), index)  # type: ignore[call-arg]
         pod.requests, pod.non0_cpu, pod.non0_mem, pod.host_ports = entry[2]
-        pod.key = f"{pod.namespace}/{pod.name}"
+        pod.key = f"{meta_.namespace}/{meta_.name}"
         return pod
 
     def validate(self, raw: Mapping) -> None:

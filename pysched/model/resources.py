@@ -66,7 +66,7 @@ class Resource:
             if name == CPU:
                 r.milli_cpu += milli
             elif name == MEMORY:
-                r.memory += milli_to_value(milli)
+                r.memory += -((-milli) // 1000)  # milli_to_value, inline: every pod has one
             elif name == EPHEMERAL:
                 r.ephemeral_storage += milli_to_value(milli)
             elif name == PODS:

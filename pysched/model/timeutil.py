@@ -21,3 +21,8 @@ def _parse(text: str) -> float | None:
         return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
     except ValueError:
         return None
+
+
+#: ``parse_time`` of a text the caller knows to be a non-empty ``str``: the cached parse itself, without the
+#: Python-level call around it (the loader reads a timestamp or two per object)
+parse_text = _parse
