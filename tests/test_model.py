@@ -186,3 +186,43 @@ def test_volume_copies_are_the_dataclass_replace_copies(kind: str) -> None:
     assert copied.annotations == obj.annotations and copied.annotations is not obj.annotations
     copied.annotations["b"] = "2"
     assert "b" not in obj.annotations
+
+
+@pytest.mark.parametrize("raw", [
+    {"key": "k", "value": "v", "effect": "NoSchedule"}, {"key": "k", "effect": "NoExecute"},
+    {"key": "k", "value": None, "effect": "PreferNoSchedule"}, {"key": "", "effect": "NoSchedule"},
+    {"key": "k", "effect": "Sometimes"}, {"key": "k"}, {"key": 1, "effect": "NoSchedule"},
+    {"key": "k", "value": 2, "effect": "NoSchedule"}, {"effect": "NoSchedule"}])
+def test_taint_fast_path_reads_as_the_general_one(raw: dict) -> None:
+    """A plain dict takes the fast path (remembered taints); any other mapping the field-by-field one."""
+    from types import MappingProxyType
+
+    from pysched.model.objects import FieldError
+
+    def outcome(r: object) -> object:
+        try:
+            t = Taint.parse(r, "spec.taints[0]")
+        except FieldError as e:
+            return (e.path, e.message)
+        return (type(t), t.key, t.value, t.effect)
+
+    assert outcome(raw) == outcome(MappingProxyType(raw)) == outcome(dict(raw))
+
+
+@pytest.mark.parametrize("raw", [
+    {"operator": "Exists"}, {"key": "k", "value": "v"}, {"key": "k", "operator": "Equal", "value": "v", "effect": ""},
+    {"operator": "In"}, {"key": 1}, {"effect": "Sometimes"}, {"value": None, "effect": None, "operator": None},
+    {"key": "k", "operator": "Exists", "effect": "NoExecute"}, {"value": 3}, {"operator": ""}])
+def test_toleration_fast_path_reads_as_the_general_one(raw: dict) -> None:
+    from types import MappingProxyType
+
+    from pysched.model.objects import FieldError
+
+    def outcome(r: object) -> object:
+        try:
+            t = Toleration.parse(r, "spec.tolerations[0]")
+        except FieldError as e:
+            return (e.path, e.message)
+        return (type(t), t.key, t.operator, t.value, t.effect)
+
+    assert outcome(raw) == outcome(MappingProxyType(raw)) == outcome(dict(raw))

@@ -109,6 +109,12 @@ CASES = {
         _pod("j", _with(), status={"phase": "Pending", "conditions": [{"type": "PodScheduled"}, "x"]})],
     "what orjson does not write": [_pod("a", _with(priority=1 << 70)), _pod("b", _with(priority=1 << 70)),
                                    _pod("c", {**_with(), 5: "x"}), _pod("d", {**_with(), 5: "x"})],
+    "tolerations and their fast path": [
+        _pod(f"p{i}", _with(priority=i, tolerations=t)) for i, t in enumerate([
+            [{"operator": "Exists"}], [{"operator": "Exists"}], [{"key": "k", "value": "v"}],
+            [{"key": "k", "operator": "Equal", "value": "v", "effect": ""}], [{"operator": "In"}],
+            [{"key": 1, "operator": "Exists"}], [{"effect": "Sometimes"}], [{"value": None, "effect": None}],
+            ["x"], [{"key": "k", "operator": "Exists", "effect": "NoExecute"}]])],
     "no spec": [_pod("a", None), {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "b"}},  # type: ignore[arg-type]
                 _pod("c", [1])],  # type: ignore[arg-type]
 }
@@ -156,3 +162,4 @@ def test_stops_remembering_when_few_specs_repeat() -> None:
     assert parser._memo is None
     pod = parser.parse(_pod("again", _with(priority=3)), 0)  # parsed as parse_pod parses it
     assert _view(pod) == _view(parse_pod(_pod("again", _with(priority=3)), 0))
+

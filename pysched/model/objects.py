@@ -278,6 +278,14 @@ class ObjectMeta:
 
 # --------------------------------------------------------------------------- taints and tolerations
 
+_TAINT_EFFECTS = frozenset(("NoSchedule", "PreferNoSchedule", "NoExecute"))
+_TOLERATED_EFFECTS = frozenset(("", "NoSchedule", "PreferNoSchedule", "NoExecute"))
+_OPERATORS = frozenset(("", "Equal", "Exists"))
+# taints and tolerations read so far, by their field values (bounded: a process may load many snapshots)
+_KNOWN_MAX = 4096
+_TAINTS: dict[tuple[str, str, str], Taint] = {}
+_TOLERATIONS: dict[tuple[str, str, str, str], Toleration] = {}
+
 @dataclass(slots=True, frozen=True)
 class Taint:
     key: str
@@ -286,6 +294,19 @@ class Taint:
 
     @classmethod
     def parse(cls, raw: object, path: str) -> Taint:
+        if type(raw) is dict:
+            # the usual taint (string fields, a known effect, a key): read once per distinct value (a node
+            # pool's nodes carry the same few); Taint is frozen, so one instance serves them all
+            effect, key, value = raw.get("effect"), raw.get("key"), raw.get("value")
+            if type(effect) is str and type(key) is str and key and effect in _TAINT_EFFECTS \
+                    and (value is None or type(value) is str):
+                known = (key, value or "", effect)
+                taint = _TAINTS.get(known)
+                if taint is None:
+                    taint = cls(*known)
+                    if len(_TAINTS) < _KNOWN_MAX:
+                        _TAINTS[known] = taint
+                return taint
         if not isinstance(raw, _MAP):
             raise FieldError(path, f"expected an object, got {_show(raw)}")
         effect = _str(raw, "effect", path)
@@ -307,6 +328,20 @@ class Toleration:
 
     @classmethod
     def parse(cls, raw: object, path: str) -> Toleration:
+        if type(raw) is dict:
+            # the usual toleration (absent or string fields, a known operator and effect): as for Taint
+            get = raw.get
+            op, effect, key, value = get("operator"), get("effect"), get("key"), get("value")
+            if (op is None or type(op) is str) and (effect is None or type(effect) is str) \
+                    and (key is None or type(key) is str) and (value is None or type(value) is str) \
+                    and (op or "") in _OPERATORS and (effect or "") in _TOLERATED_EFFECTS:
+                known = (key or "", op or "", value or "", effect or "")
+                toleration = _TOLERATIONS.get(known)
+                if toleration is None:
+                    toleration = cls(*known)
+                    if len(_TOLERATIONS) < _KNOWN_MAX:
+                        _TOLERATIONS[known] = toleration
+                return toleration
         if not isinstance(raw, _MAP):
             raise FieldError(path, f"expected an object, got {_show(raw)}")
         op = _str(raw, "operator", path)
@@ -1016,14 +1051,19 @@ class Node:
 def parse_node(raw: Mapping, labels_valid: bool = False) -> Node:
     """A Node; ``labels_valid`` as for ``ObjectMeta.parse`` (of its metadata)."""
     meta = ObjectMeta.parse(raw.get("metadata"), "metadata", namespaced=False, labels_valid=labels_valid)
-    spec = _map(raw, "spec", "")
-    status = _map(raw, "status", "")
-    taints = tuple(Taint.parse(t, f"spec.taints[{i}]") for i, t in enumerate(_list(spec, "taints", "spec")))
+    spec = raw.get("spec")
+    if type(spec) is not dict:
+        spec = _map(raw, "spec", "")
+    status = raw.get("status")
+    if type(status) is not dict:
+        status = _map(raw, "status", "")
+    taints = () if spec.get("taints") is None else \
+        tuple(Taint.parse(t, f"spec.taints[{i}]") for i, t in enumerate(_list(spec, "taints", "spec")))
     alloc_raw, alloc_path = status.get("allocatable"), "status.allocatable"
     if alloc_raw is None:
         alloc_raw, alloc_path = status.get("capacity"), "status.capacity"
     images = []
-    for i, im in enumerate(_list(status, "images", "status")):
+    for i, im in enumerate(_list(status, "images", "status") if status.get("images") is not None else ()):
         if not isinstance(im, _MAP):
             raise FieldError(f"status.images[{i}]", f"expected an object, got {_show(im)}")
         # a node lists dozens of images: their paths are built only for an error
@@ -1033,7 +1073,10 @@ def parse_node(raw: Mapping, labels_valid: bool = False) -> Node:
         if type(size) is not int:
             size = _int(im, "sizeBytes", f"status.images[{i}]", 0)
         images.append(NodeImage(names, size or 0))
-    return Node(meta, raw, _bool(spec, "unschedulable", "spec"), taints,  # type: ignore[arg-type]
+    unschedulable = spec.get("unschedulable")
+    if type(unschedulable) is not bool:
+        unschedulable = _bool(spec, "unschedulable", "spec")
+    return Node(meta, raw, unschedulable, taints,  # type: ignore[arg-type]
                 parse_resource_list(alloc_raw, alloc_path), images)
 
 

@@ -95,8 +95,11 @@ class KindSpec:
 
 def stored(cluster: Cluster, spec: KindSpec) -> Any:
     """The container on ``cluster`` that holds the objects of ``spec``'s kind."""
+    path = spec.stored_in
+    if "." not in path:  # (most kinds: a field of the cluster)
+        return getattr(cluster, path)
     target: Any = cluster
-    for part in spec.stored_in.split("."):
+    for part in path.split("."):
         target = target.get(part, []) if isinstance(target, dict) else getattr(target, part)
     return target
 
