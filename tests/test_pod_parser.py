@@ -109,6 +109,12 @@ CASES = {
         _pod("j", _with(), status={"phase": "Pending", "conditions": [{"type": "PodScheduled"}, "x"]})],
     "what orjson does not write": [_pod("a", _with(priority=1 << 70)), _pod("b", _with(priority=1 << 70)),
                                    _pod("c", {**_with(), 5: "x"}), _pod("d", {**_with(), 5: "x"})],
+    # specs that differ, spread constraints that are equal (read once), written alike, or bad
+    "spread constraints": [
+        _pod(f"p{i}", _with(priority=i, topologySpreadConstraints=[{
+            "maxSkew": skew, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
+            "labelSelector": {"matchLabels": {"app": "web"}}}]))
+        for i, skew in enumerate([1, 1, True, 1, float("nan"), None, 0, 0, 1.0, 1])],
     "tolerations and their fast path": [
         _pod(f"p{i}", _with(priority=i, tolerations=t)) for i, t in enumerate([
             [{"operator": "Exists"}], [{"operator": "Exists"}], [{"key": "k", "value": "v"}],
@@ -163,3 +169,9 @@ def test_stops_remembering_when_few_specs_repeat() -> None:
     pod = parser.parse(_pod("again", _with(priority=3)), 0)  # parsed as parse_pod parses it
     assert _view(pod) == _view(parse_pod(_pod("again", _with(priority=3)), 0))
 
+
+def test_spread_constraints_read_once_for_specs_that_differ() -> None:
+    parser = PodParser()
+    a = parser.parse(_pod("a", _with(priority=1)), 0)
+    b = parser.parse(_pod("b", _with(priority=2)), 1)
+    assert a.containers is not b.containers and b.spread_constraints is a.spread_constraints

@@ -713,14 +713,34 @@ def host_ports_of(pod: Pod) -> list[HostPort]:
 class _Affinities:
     """The affinities parsed so far in one load (``PodParser``): (namespace, orjson's text) -> the
     affinity, what ``parse_pod`` made of it, and whether it passed ``validate_pod``; confirmed with
-    ``==`` as specs are. ``flag``: that last item's entry for the affinity of the pod parsed last."""
+    ``==`` as specs are. ``flag``: that last item's entry for the affinity of the pod parsed last.
+    Also the topologySpreadConstraints lists parsed so far (by orjson's text, confirmed with ``==``; only
+    lists that parsed without error are kept): they depend on nothing else, and ``validate_pod`` does
+    not read them."""
 
-    __slots__ = ("_dumps", "_items", "flag")
+    __slots__ = ("_dumps", "_items", "_spreads", "flag")
 
     def __init__(self, dumps: Any) -> None:
         self._dumps = dumps
         self._items: dict[tuple[str, bytes], tuple[dict, tuple, list[bool]]] = {}
+        self._spreads: dict[bytes, tuple[list, list[SpreadConstraint]]] = {}
         self.flag: list[bool] | None = None
+
+    def spread(self, raw: object) -> tuple[bytes | None, list[SpreadConstraint] | None]:
+        """(its key, the constraints parsed from an equal list before, or None)."""
+        if type(raw) is not list:
+            return None, None
+        try:
+            key = self._dumps(raw)
+        except (TypeError, ValueError):
+            return None, None
+        hit = self._spreads.get(key)
+        if hit is None or hit[0] != raw:
+            return key, None
+        return key, hit[1]
+
+    def keep_spread(self, key: bytes, raw: list, parsed: list[SpreadConstraint]) -> None:
+        self._spreads[key] = (raw, parsed)
 
     def get(self, namespace: str, affinity: object) -> tuple[tuple[str, bytes] | None, tuple | None]:
         """(its key, what parse_pod made of an equal affinity, or None)."""
@@ -805,9 +825,19 @@ def parse_pod(raw: Mapping, index: int = 0, labels_valid: bool = False,
         node_selector = _labels(spec, "nodeSelector", sp)
     tolerations = () if given("tolerations") is None else \
         tuple(Toleration.parse(t, f"spec.tolerations[{i}]") for i, t in enumerate(_list(spec, "tolerations", sp)))
-    tsc = [] if given("topologySpreadConstraints") is None else \
-        [SpreadConstraint.parse(c, f"spec.topologySpreadConstraints[{i}]")
-         for i, c in enumerate(_list(spec, "topologySpreadConstraints", sp))]
+    tsc_raw = given("topologySpreadConstraints")
+    if tsc_raw is None:
+        tsc = []
+    else:
+        # the constraints of a template recur in specs that differ elsewhere (image, requests): read once
+        tsc_key, known_tsc = affinities.spread(tsc_raw) if affinities is not None else (None, None)
+        if known_tsc is not None:
+            tsc = known_tsc
+        else:
+            tsc = [SpreadConstraint.parse(c, f"spec.topologySpreadConstraints[{i}]")
+                   for i, c in enumerate(_list(spec, "topologySpreadConstraints", sp))]
+            if tsc_key is not None and affinities is not None:
+                affinities.keep_spread(tsc_key, tsc_raw, tsc)
     gates = []
     for i, g in enumerate(_list(spec, "schedulingGates", sp) if given("schedulingGates") is not None else ()):
         if not isinstance(g, _MAP) or not isinstance(g.get("name"), str):
