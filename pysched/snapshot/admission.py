@@ -268,13 +268,15 @@ def admit_loaded_pods(cluster: Cluster, pods: list[Pod]) -> None:
     """What admission and the controllers did before the scheduler saw these pods."""
     with_builtin_classes(cluster)
     default_class = default_priority_class(cluster)
-    node_names = {n.name for n in cluster.nodes}
-    for ns in {p.namespace for p in pods} - set(cluster.namespaces):
+    node_names = {n.meta.name for n in cluster.nodes}
+    for ns in {p.meta.namespace for p in pods} - set(cluster.namespaces):
         cluster.namespaces[ns] = Namespace(ns, {"kubernetes.io/metadata.name": ns})
     for pod in pods:
         if pod.phase in ("Succeeded", "Failed"):
             continue
-        reason = priority_admission(cluster, pod, default_class)
+        # a pod that names no class, with no globalDefault class: priority admission leaves it as it is
+        reason = priority_admission(cluster, pod, default_class) \
+            if pod.priority_class_name or default_class is not None else ""
         if reason:
             cluster.rejected_pods.append((pod.key, reason))
             cluster.warnings.append(f"Pod {pod.key}: rejected as admission would: {reason}")
