@@ -66,11 +66,11 @@ class Resource:
             if name == CPU:
                 r.milli_cpu += milli
             elif name == MEMORY:
-                r.memory += -((-milli) // 1000)  # milli_to_value, inline: every pod has one
+                r.memory += -((-milli) // 1000)  # milli_to_value, inline: every pod and node has one
             elif name == EPHEMERAL:
-                r.ephemeral_storage += milli_to_value(milli)
+                r.ephemeral_storage += -((-milli) // 1000)
             elif name == PODS:
-                r.allowed_pod_number += milli_to_value(milli)
+                r.allowed_pod_number += -((-milli) // 1000)  # (every node's allocatable has it)
             elif is_scalar(name):
                 r.scalar[name] = r.scalar.get(name, 0) + milli_to_value(milli)
         return r

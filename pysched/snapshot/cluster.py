@@ -52,13 +52,17 @@ def zone_key(labels: dict[str, str]) -> str:
     return f"{region}:\x00:{zone}"
 
 
+def _node_name(n: Node) -> str:
+    return n.meta.name  # (Node.name without the property call)
+
+
 def node_tree_order(nodes: list[Node]) -> list[Node]:
     """Upstream ``nodeTree.list()``: round-robin over zones in first-insertion order. The scheduler's
     informer adds nodes in the order the API server lists them, which is by name, whatever the order of
     the snapshot file."""
     zones: dict[str, list[Node]] = {}
-    for n in sorted(nodes, key=lambda n: n.name):
-        zones.setdefault(zone_key(n.labels), []).append(n)
+    for n in sorted(nodes, key=_node_name):
+        zones.setdefault(zone_key(n.meta.labels), []).append(n)
     out: list[Node] = []
     columns = list(zones.values())
     depth = max((len(c) for c in columns), default=0)
@@ -130,7 +134,7 @@ class ClusterState:
         self.cluster = cluster
         images = _image_states(cluster.nodes)
         ordered = node_tree_order(cluster.nodes)
-        self.node_infos: list[NodeInfo] = [NodeInfo(n, images.get(n.name)) for n in ordered]
+        self.node_infos: list[NodeInfo] = [NodeInfo(n, images.get(n.meta.name)) for n in ordered]
         self.by_name: dict[str, NodeInfo] = {ni.name: ni for ni in self.node_infos}
         self.pod_node: dict[str, str] = {}  # pod key -> node name, for bound pods
         # pods this simulation bound: no kubelet ever started them, so they have no status.startTime
@@ -390,6 +394,9 @@ def _image_states(nodes: list[Node]) -> dict[str, dict[str, ImageState]]:
     per_node: list[dict[str, int]] = []
     for n in nodes:
         names: dict[str, int] = {}  # the node's names, each once, in order
+        per_node.append(names)
+        if not n.images:
+            continue
         for im in n.images:
             size = im.size
             for name in im.names:
@@ -402,6 +409,7 @@ def _image_states(nodes: list[Node]) -> dict[str, dict[str, ImageState]]:
                 first_size[name] = size
             else:
                 count[name] = c + 1
-        per_node.append(names)
     shared = {name: ImageState(first_size[name], c) for name, c in count.items()}
-    return {n.name: {name: shared[name] for name in names} for n, names in zip(nodes, per_node, strict=True)}
+    # (a node that reports no images gets no entry: NodeInfo then starts from an empty map, as from {})
+    return {n.meta.name: {name: shared[name] for name in names}
+            for n, names in zip(nodes, per_node, strict=True) if names}

@@ -35,7 +35,7 @@ class NodeInfo:
 
     def __init__(self, node: Node, image_states: dict[str, ImageState] | None = None) -> None:
         self.node = node
-        self.name = node.name
+        self.name = node.meta.name
         self.pods: list[Pod] = []
         self.requested = Resource()
         self.non_zero_requested = Resource()
