@@ -12,7 +12,6 @@ import difflib
 import json
 import re
 from collections.abc import Collection, Mapping
-from fractions import Fraction
 from functools import cache
 from typing import Any
 
@@ -225,6 +224,9 @@ def parse_go_duration(text: str) -> int:
         rest = rest[1:]
     if rest == "0":
         return 0
+    # (here: fractions imports decimal, some 4 ms at a start that reads no duration)
+    from fractions import Fraction
+
     total, pos = Fraction(0), 0
     while pos < len(rest):
         m = _duration_part().match(rest, pos)

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import field
-from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pysched.errors import QuantityError, SelectorError
 from pysched.lazyclass import dataclass
@@ -20,6 +19,9 @@ from pysched.model.dracel import CelError, DeviceInput, Selector, Version, compi
 from pysched.model.labels import NodeSelector
 from pysched.model.objects import FieldError, ObjectMeta, _bool, _int, _list, _map, _show, _str, _str_list
 from pysched.model.quantity import parse_quantity
+
+if TYPE_CHECKING:
+    from fractions import Fraction
 
 API_VERSION = "resource.k8s.io/v1"
 ANN_POD_CLAIM_NAME = "resource.kubernetes.io/pod-claim-name"

@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from fractions import Fraction
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pysched.errors import QuantityError
+
+if TYPE_CHECKING:
+    from fractions import Fraction
 
 # The CEL runtime, imported when the first selector is compiled (most snapshots have none: it would be
 # a few per cent of every CLI start).
@@ -60,6 +62,8 @@ def quantity_value(text: str) -> dict:
 def _qv(m: Any) -> Fraction:
     if not isinstance(m, Mapping) or Q_TAG not in m:
         raise ValueError("expected a quantity")
+    from fractions import Fraction  # (here: a start without DRA does not import fractions and decimal)
+
     return Fraction(m[Q_TAG])
 
 

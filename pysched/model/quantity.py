@@ -9,15 +9,26 @@ from __future__ import annotations
 
 import math
 import re
-from fractions import Fraction
 from functools import cache
+from typing import TYPE_CHECKING
 
 from pysched.errors import QuantityError
 
+if TYPE_CHECKING:
+    from fractions import Fraction
+
 _BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
-_DECIMAL = {"n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 1000), "": Fraction(1),
-            "k": Fraction(10**3), "M": Fraction(10**6), "G": Fraction(10**9), "T": Fraction(10**12),
-            "P": Fraction(10**15), "E": Fraction(10**18)}
+#: the decimal suffixes as powers of ten (``_decimal`` gives their exact values)
+_DECIMAL_EXP = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+
+
+@cache
+def _decimal() -> dict[str, Fraction]:
+    """The decimal suffixes' exact values, built at the first quantity ``_WHOLE`` does not read: fractions
+    (which imports decimal) is not imported at a start that meets none."""
+    from fractions import Fraction
+
+    return {k: Fraction(10) ** e for k, e in _DECIMAL_EXP.items()}
 
 
 @cache
@@ -39,6 +50,8 @@ MAX_QUANTITY_CHARS = 100
 def parse_quantity(text: object) -> Fraction:
     """The exact value of a quantity string (``"250m"``, ``"1.5Gi"``, ``"1e3"``); anything else that is not
     a number is a ``QuantityError``."""
+    from fractions import Fraction
+
     if isinstance(text, bool):
         raise QuantityError(f"invalid quantity {text!r}: {_EXPECTED}")
     if isinstance(text, int):
@@ -59,8 +72,8 @@ def parse_quantity(text: object) -> Fraction:
     value = Fraction(number)
     if suffix in _BINARY:
         value *= _BINARY[suffix]
-    elif suffix in _DECIMAL:
-        value *= _DECIMAL[suffix]
+    elif suffix in _DECIMAL_EXP:
+        value *= _decimal()[suffix]
     else:  # exponent
         exp = int(suffix[1:])
         if abs(exp) > 100:
@@ -78,7 +91,7 @@ def _short(v: object) -> str:
 # quantities of a dump, each node's memory a different one; read with integer arithmetic, no Fraction.
 _WHOLE = re.compile(r"(\d{1,18})(Ki|Mi|Gi|Ti|Pi|Ei|[kMGTPEm]?)\Z")
 _WHOLE_MILLI = {"m": 1, "": 1000, **{k: v * 1000 for k, v in _BINARY.items()},
-                **{k: int(v) * 1000 for k, v in _DECIMAL.items() if v >= 1 and k}}
+                **{k: 10**e * 1000 for k, e in _DECIMAL_EXP.items() if e > 0}}
 
 
 def to_milli(text: str | int | float) -> int:
