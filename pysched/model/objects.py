@@ -1027,14 +1027,22 @@ class PodParser:
         self._hits += 1
         self._hit = entry[3]
         # what parse_pod reads per pod, in its order: metadata, status, nodeName, status fields
-        meta_ = ObjectMeta.parse(meta, "metadata", labels_valid=labels_valid)
+        meta_ = ObjectMeta.parse(meta, "metadata", True, labels_valid)
         status = raw.get("status")
         if type(status) is not dict:
             status = _map(raw, "status", "")
         node_name = raw["spec"].get("nodeName")
         if type(node_name) is not str:
             node_name = _str(raw["spec"], "nodeName", "spec")
-        pod = Pod(meta_, raw, node_name, *entry[1], *_status_fields(status), index)  # type: ignore[call-arg]
+        # the usual status (a phase, perhaps a start time, nothing else read) taken here, anything else
+        # by _status_fields with its errors
+        get = status.get
+        phase, start = get("phase"), get("startTime")
+        if type(phase) is str and get("nominatedNodeName") is None and get("conditions") is None and (
+                start is None or (type(start) is str and start and _parse_time_text(start) is not None)):
+            pod = Pod(meta_, raw, node_name, *entry[1], phase, start, "", [], index)  # type: ignore[call-arg]
+        else:
+            pod = Pod(meta_, raw, node_name, *entry[1], *_status_fields(status), index)  # type: ignore[call-arg]
         pod.requests, pod.non0_cpu, pod.non0_mem, pod.host_ports = entry[2]
         pod.key = f"{meta_.namespace}/{meta_.name}"
         return pod
