@@ -439,3 +439,27 @@ def test_counts_follow_bindings_across_cycles() -> None:
     assert verdicts() == {"a": True, "b": False, "c": True}
     cs.delete_pod(web)
     assert verdicts() == {"a": True, "b": True, "c": True}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_batch_normalize_equals_normalize_score_below_and_above_the_table_range(seed: int) -> None:
+    """The batched normalization (a table of normalized offsets per spread of the raw scores, or the float
+    steps when the spread is beyond ``_TABLE_DIFF``) gives normalize_score's numbers, negative scores and
+    spreads of one included."""
+    import random
+
+    import numpy as np
+
+    rng = random.Random(seed)
+    plugin = ipa.InterPodAffinity(None)
+    state = CycleState()
+    state.write(ipa.PRE_SCORE_STATE_KEY, ipa.PreScoreState({ZONE: {"a": 1}}))
+    for spread in (1, 2, 3, 7, 99, 100, 101, 997, ipa._TABLE_DIFF, ipa._TABLE_DIFF + 1, 50_000):
+        lo = rng.randint(-3 * spread, spread)
+        raw = [lo, lo + spread] + [rng.randint(lo, lo + spread) for _ in range(rng.randint(0, 40))]
+        rng.shuffle(raw)
+        scores = [NodeScore(f"n{i}", v) for i, v in enumerate(raw)]
+        plugin.normalize_score(state, None, scores)  # type: ignore[arg-type]
+        got = plugin.batch_normalize(state, None, np.array(raw, dtype=np.int64))  # type: ignore[arg-type]
+        assert got.dtype == np.int64
+        assert got.tolist() == [s.score for s in scores], spread
