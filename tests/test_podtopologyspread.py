@@ -626,3 +626,62 @@ def test_counts_follow_bindings_across_cycles() -> None:
     assert verdicts() == {"a": True, "b": False}
     cs.delete_pod(extra)
     assert verdicts() == {"a": True, "b": True}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_kept_spread_counts_equal_a_recount_while_pods_come_and_go(seed: int) -> None:
+    """``TopologyArrays.spread_counts`` (per domain, kept across binds and evictions from the pod events)
+    equals the matching pods counted afresh on the nodes with every key, and its least entry the smallest
+    count over the domains holding such a node; selectors with and without a label hint."""
+    import random
+
+    import numpy as np
+
+    from pysched.model.labels import LabelSelector
+    from pysched.plugins.topology_arrays import count_matching, topology_arrays
+    from pysched.snapshot.columns import columns_for
+    from tests.builders import cluster_state, make_node, make_pod
+
+    rng = random.Random(seed)
+    nodes = []
+    for i in range(24):
+        b = make_node(f"n{i}").alloc(cpu="64", memory="64Gi")
+        if rng.random() < 0.9:
+            b = b.label(ZONE, rng.choice(["za", "zb", "zc", "zd"]))
+        if rng.random() < 0.9:
+            b = b.label(HOST, f"n{i}")
+        nodes.append(b)
+    def labelled(name: str) -> Any:
+        b = make_pod(name, rng.choice(["default", "other"]))
+        b._d["metadata"]["labels"] = {"app": rng.choice("abc")}
+        return b
+
+    running = [labelled(f"r{i}").node_name(f"n{rng.randrange(24)}") for i in range(30)]
+    cluster = cluster_state(nodes, running)
+    selectors = [LabelSelector.parse({"matchLabels": {"app": "a"}}),
+                 LabelSelector.parse({"matchExpressions": [{"key": "app", "operator": "NotIn", "values": ["b"]}]})]
+    keys = (ZONE, HOST)
+    n_pods = len(running)
+    for step in range(40):
+        topo = topology_arrays(columns_for(cluster))
+        d = topo.domains(ZONE)
+        for sel in selectors:
+            for ns in ("default", "other"):
+                counts, least = topo.spread_counts(cluster, sel, ns, pts.selector_key(sel), keys, ZONE)
+                want = [0] * d.size
+                for ni in cluster.node_infos:
+                    labels = ni.node.labels
+                    if ZONE in labels and HOST in labels:
+                        want[d.index[labels[ZONE]]] += count_matching(ni.pods, sel, ns)
+                present = {d.index[ni.node.labels[ZONE]] for ni in cluster.node_infos
+                           if ZONE in ni.node.labels and HOST in ni.node.labels}
+                assert counts == want, (step, ns)
+                assert least == (min(want[c] for c in present) if present else 0)
+                assert isinstance(np.array(counts, dtype=np.int64), np.ndarray)
+        if rng.random() < 0.6 or not any(ni.pods for ni in cluster.node_infos):
+            pod = labelled(f"p{step}").pod(n_pods)
+            n_pods += 1
+            cluster.bind(pod, f"n{rng.randrange(24)}")
+        else:
+            victim = rng.choice([p for ni in cluster.node_infos for p in ni.pods])
+            cluster.evict(victim)

@@ -411,13 +411,15 @@ class SpreadArrays:
     __slots__ = ("domains", "eligible", "min_count", "n_present", "present", "tp")
 
     def __init__(self, domains: Domains, eligible: np.ndarray, tp: np.ndarray, present: np.ndarray,
-                 n_present: int | None = None) -> None:
+                 n_present: int | None = None, min_count: int | None = None) -> None:
         self.domains = domains
         self.eligible = eligible  # bool per node row: counted (has every key, passes the policies)
         self.tp = tp  # int64 per domain code: matching pods (0 for domains without an eligible node)
         self.present = present  # bool per domain code: the domain is in the map (an eligible node has it)
         self.n_present = int(np.count_nonzero(present)) if n_present is None else n_present
-        if self.n_present:
+        if self.n_present and min_count is not None:  # the smallest count over the present domains, given
+            self.min_count = min_count
+        elif self.n_present:
             kept = tp[present]
             self.min_count = int(kept[kept.argmin()])  # argmin: less call overhead than a min reduction
         else:
@@ -798,6 +800,12 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
             extra = self._eligible_masks(topo, pod, elig, c)
             if extra is None:  # the nodes with every key: the same rows on every cycle
                 m, codes, present, n_present = topo.spread_rows(keys, c.topology_key)
+                if not (c.selector.empty or c.selector.nothing):
+                    # the counts per domain kept across cycles (the same sums as the bincount below)
+                    counts, least = topo.spread_counts(cluster, c.selector, pod.namespace, selector_key(c.selector),
+                                                       keys, c.topology_key)
+                    arrays.append(SpreadArrays(d, m, np.array(counts, dtype=np.int64), present, n_present, least))
+                    continue
             else:
                 m = topo.spread_rows(keys, c.topology_key)[0] & extra
                 codes = d.codes[m]

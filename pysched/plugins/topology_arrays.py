@@ -238,6 +238,12 @@ class TopologyArrays:
         self._filtering: tuple[list, list[list[int]]] | None = None
         self._untolerated: OrderedDict[Hashable, tuple[np.ndarray, list[object]]] = OrderedDict()
         self._spread: dict[tuple[tuple[str, ...], str], tuple[np.ndarray, np.ndarray, np.ndarray, int]] = {}
+        # (selector key, namespace, keys, key) -> [matching pods per domain code of key over the rows with
+        # every key (a list), the position in pod_events it is up to date with]
+        self._spread_counts: OrderedDict[Hashable, list] = OrderedDict()
+        # (keys, key) -> (per row: it carries every key, its domain code of key; the codes of the domains
+        # holding such a row), as lists
+        self._spread_lists: dict[tuple[tuple[str, ...], str], tuple[list[bool], list[int], list[int]]] = {}
 
     def domains(self, key: str) -> Domains:
         d = self._domains.get(key)
@@ -366,6 +372,43 @@ class TopologyArrays:
                 self._spread.clear()
             hit = self._spread[(keys, key)] = (m, codes, present, int(np.count_nonzero(present)))
         return hit
+
+    def spread_counts(self, cluster: ClusterState, selector: LabelSelector, namespace: str, sel_key: Hashable,
+                      keys: tuple[str, ...], key: str) -> tuple[list[int], int]:
+        """Per domain code of ``key`` (one of ``keys``), the pods of ``namespace`` that ``selector`` matches
+        (``match_counts``' rule) on the nodes carrying every key of ``keys`` (``spread_rows``' rows): the
+        bincount of ``match_counts`` over those rows, and its smallest entry over the domains holding such
+        a node (0 when none does). Kept across cycles: the pods that moved since the last use
+        (``pod_events``, only those with a label the selector requires) are counted in one at a time, into
+        a list (a list item costs a fraction of an array element). The list is the kept one: callers copy
+        what they keep."""
+        ent_key = (sel_key, namespace, keys, key)
+        events = self.pod_events(cluster)
+        ent = self._spread_counts.get(ent_key)
+        lists = self._spread_lists.get((keys, key))
+        if lists is None:
+            m, _, present, _ = self.spread_rows(keys, key)
+            lists = self._spread_lists[(keys, key)] = (m.tolist(), self.domains(key).code_list,
+                                                        np.flatnonzero(present).tolist())
+        if ent is None:
+            m, codes, _, _ = self.spread_rows(keys, key)
+            cnt = self.match_counts(cluster, selector, namespace, sel_key)  # (up to date with ``events``)
+            tp = np.bincount(codes, weights=cnt[m], minlength=self.domains(key).size).astype(np.int64).tolist()
+            ent = self._spread_counts[ent_key] = [tp, len(events)]
+            if len(self._spread_counts) > _MAX_COUNTS:
+                self._spread_counts.popitem(last=False)
+        else:
+            self._spread_counts.move_to_end(ent_key)
+            if ent[1] < len(events):
+                tp = ent[0]
+                eligible, code_of = lists[0], lists[1]
+                for row, p, d in self.events_since(cluster, ent[1], label_hint(selector)):
+                    if eligible[row] and counted(p, selector, namespace):
+                        tp[code_of[row]] += d
+                ent[1] = len(events)
+        tp = ent[0]
+        present_codes = lists[2]
+        return tp, (min([tp[c] for c in present_codes]) if present_codes else 0)
 
     def domain_sums(self, key: str, per_node: np.ndarray) -> np.ndarray:
         """Per domain of ``key``: the sum of ``per_node`` over the nodes in it."""
