@@ -6,9 +6,9 @@ Parsing raises ``FieldError`` with the field path; loaders add the file and obje
 from __future__ import annotations
 
 import operator
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import field, fields
-from typing import Any
+from typing import Any, TypeVar
 
 from pysched.errors import QuantityError, SelectorError
 from pysched.lazyclass import dataclass
@@ -283,6 +283,7 @@ _TOLERATED_EFFECTS = frozenset(("", "NoSchedule", "PreferNoSchedule", "NoExecute
 _OPERATORS = frozenset(("", "Equal", "Exists"))
 # taints and tolerations read so far, by their field values (bounded: a process may load many snapshots)
 _KNOWN_MAX = 4096
+_T = TypeVar("_T")
 _TAINTS: dict[tuple[str, str, str], Taint] = {}
 _TOLERATIONS: dict[tuple[str, str, str, str], Toleration] = {}
 
@@ -300,13 +301,7 @@ class Taint:
             effect, key, value = raw.get("effect"), raw.get("key"), raw.get("value")
             if type(effect) is str and type(key) is str and key and effect in _TAINT_EFFECTS \
                     and (value is None or type(value) is str):
-                known = (key, value or "", effect)
-                taint = _TAINTS.get(known)
-                if taint is None:
-                    taint = cls(*known)
-                    if len(_TAINTS) < _KNOWN_MAX:
-                        _TAINTS[known] = taint
-                return taint
+                return _shared(_TAINTS, cls, (key, value or "", effect))
         if not isinstance(raw, _MAP):
             raise FieldError(path, f"expected an object, got {_show(raw)}")
         effect = _str(raw, "effect", path)
@@ -317,6 +312,17 @@ class Taint:
         if not key:
             raise FieldError(f"{path}.key", "required")
         return cls(key, _str(raw, "value", path), effect)
+
+
+def _shared(known: dict[Any, _T], cls: Callable[..., _T], values: tuple[str, ...]) -> _T:
+    """The one frozen instance of ``cls`` for ``values``, made at its first use and kept while ``known``
+    holds fewer than _KNOWN_MAX."""
+    obj = known.get(values)
+    if obj is None:
+        obj = cls(*values)
+        if len(known) < _KNOWN_MAX:
+            known[values] = obj
+    return obj
 
 
 @dataclass(slots=True, frozen=True)
@@ -335,13 +341,7 @@ class Toleration:
             if (op is None or type(op) is str) and (effect is None or type(effect) is str) \
                     and (key is None or type(key) is str) and (value is None or type(value) is str) \
                     and (op or "") in _OPERATORS and (effect or "") in _TOLERATED_EFFECTS:
-                known = (key or "", op or "", value or "", effect or "")
-                toleration = _TOLERATIONS.get(known)
-                if toleration is None:
-                    toleration = cls(*known)
-                    if len(_TOLERATIONS) < _KNOWN_MAX:
-                        _TOLERATIONS[known] = toleration
-                return toleration
+                return _shared(_TOLERATIONS, cls, (key or "", op or "", value or "", effect or ""))
         if not isinstance(raw, _MAP):
             raise FieldError(path, f"expected an object, got {_show(raw)}")
         op = _str(raw, "operator", path)
