@@ -781,6 +781,18 @@ def _status_fields(status: Mapping) -> tuple[str, str | None, str, list[dict]]:
     return phase, start, nominated, conditions
 
 
+def _spec_and_status(raw: Mapping) -> tuple[dict, dict]:
+    """An object's spec and status: the plain dicts themselves when they are (the usual case), else through
+    ``_map`` with its checks and errors."""
+    spec = raw.get("spec")
+    if type(spec) is not dict:
+        spec = _map(raw, "spec", "")
+    status = raw.get("status")
+    if type(status) is not dict:
+        status = _map(raw, "status", "")
+    return spec, status
+
+
 def parse_pod(raw: Mapping, index: int = 0, labels_valid: bool = False,
               affinities: _Affinities | None = None) -> Pod:
     """A Pod; ``labels_valid`` as for ``ObjectMeta.parse`` (of its metadata). ``affinities``: the
@@ -788,12 +800,7 @@ def parse_pod(raw: Mapping, index: int = 0, labels_valid: bool = False,
     # Optional fields most pods leave out are tested for None first: their helpers would return the same
     # empty value, after building the paths their errors would name (a third of the cost of a plain pod).
     meta = ObjectMeta.parse(raw.get("metadata"), "metadata", labels_valid=labels_valid)
-    spec = raw.get("spec")
-    if type(spec) is not dict:
-        spec = _map(raw, "spec", "")
-    status = raw.get("status")
-    if type(status) is not dict:
-        status = _map(raw, "status", "")
+    spec, status = _spec_and_status(raw)
     sp = "spec"
     given = spec.get
     containers = [Container.parse(c, f"spec.containers[{i}]") for i, c in enumerate(_list(spec, "containers", sp))]
@@ -1089,12 +1096,7 @@ class Node:
 def parse_node(raw: Mapping, labels_valid: bool = False) -> Node:
     """A Node; ``labels_valid`` as for ``ObjectMeta.parse`` (of its metadata)."""
     meta = ObjectMeta.parse(raw.get("metadata"), "metadata", namespaced=False, labels_valid=labels_valid)
-    spec = raw.get("spec")
-    if type(spec) is not dict:
-        spec = _map(raw, "spec", "")
-    status = raw.get("status")
-    if type(status) is not dict:
-        status = _map(raw, "status", "")
+    spec, status = _spec_and_status(raw)
     taints = () if spec.get("taints") is None else \
         tuple(Taint.parse(t, f"spec.taints[{i}]") for i, t in enumerate(_list(spec, "taints", "spec")))
     alloc_raw, alloc_path = status.get("allocatable"), "status.allocatable"
