@@ -167,3 +167,71 @@ def test_stretch_verdicts_give_the_whole_row_window(tmp_path: Path, monkeypatch:
     cfg.percentage_of_nodes_to_score = 5  # 100 nodes to find among 1,000: a stretch of 266 rows
     Simulation(load_snapshot([str(path)]), cfg, reg, SimulationOptions()).run()
     assert seen["span"] > 100 and seen["span with rejections"] > 50, seen
+
+
+# ------------------------------------------------------------------ the feasible nodes as rows (RowNodes)
+
+ROW_NODE_CASES = {
+    "gathered rows": ([1, 4, 5, 9], -1),
+    "consecutive rows": ([3, 4, 5], 3),
+    "consecutive rows wrapping past the last": ([8, 9, 0, 1], 8),
+    "one row": ([7], -1),
+    "no row": ([], -1),
+}
+
+
+@pytest.mark.parametrize("name", list(ROW_NODE_CASES))
+def test_row_nodes_are_their_rows_nodes(name: str) -> None:
+    """A ``RowNodes`` lists its rows' nodes, in row order, built once; ``feasible_rows`` knows it and the
+    list it built, no other list of the same nodes."""
+    from pysched.framework.cycle_state import CycleState
+    from pysched.snapshot.columns import RowNodes, columns_for, feasible_rows, node_list
+    from tests.builders import cluster_state, make_node
+
+    rows, start = ROW_NODE_CASES[name]
+    state = cluster_state([make_node(f"n{i}") for i in range(10)])
+    cols = columns_for(state)
+    arr = np.array(rows, dtype=np.int64)
+    nodes = RowNodes(cols, arr, start=start)
+    expected = [state.node_infos[i] for i in rows]
+    assert len(nodes) == len(rows) and nodes.built is None
+    cycle = CycleState()
+    cycle.write(ROWS_KEY, (nodes, arr, cols))
+    hit = feasible_rows(cycle, nodes)
+    assert hit is not None and hit[0] is cols and hit[1] is arr
+    assert feasible_rows(cycle, list(expected)) is None  # (the same nodes, another list)
+    built = node_list(nodes)
+    assert built == expected and [ni.name for ni in nodes] == [f"n{i}" for i in rows]
+    assert node_list(nodes) is built and nodes.as_list() is built
+    assert feasible_rows(cycle, built) == hit
+    if rows:
+        assert nodes[0] is expected[0] and nodes[-1] is expected[-1]
+
+
+def test_pre_score_gets_a_list_unless_it_takes_rows() -> None:
+    """``Framework.run_pre_score`` hands a ``RowNodes`` as it is only to plugins declaring
+    ``PRE_SCORE_ROWS``; every other plugin gets the list of its nodes."""
+    from pysched.framework.cycle_state import CycleState
+    from pysched.framework.runtime import Framework
+    from pysched.snapshot.columns import RowNodes, columns_for
+    from tests.builders import cluster_state, make_node
+
+    seen: dict[str, object] = {}
+
+    class Plain:
+        name = "Plain"
+
+        def pre_score(self, state: object, pod: object, nodes: object) -> None:
+            seen[self.name] = nodes
+
+    class TakesRows(Plain):
+        name = "TakesRows"
+        PRE_SCORE_ROWS = True
+
+    state = cluster_state([make_node(f"n{i}") for i in range(4)])
+    nodes = RowNodes(columns_for(state), np.array([0, 2], dtype=np.int64))
+    fwk = Framework.__new__(Framework)
+    fwk.pre_score = [Plain(), TakesRows()]  # type: ignore[list-item]
+    assert fwk.run_pre_score(CycleState(), None, nodes) is None  # type: ignore[arg-type]
+    assert seen["TakesRows"] is nodes
+    assert type(seen["Plain"]) is list and seen["Plain"] == [state.node_infos[0], state.node_infos[2]]

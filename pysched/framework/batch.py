@@ -47,6 +47,13 @@ results on both paths (``SimulationOptions(batched=False)`` never calls them).
     True when every array ``batch_score`` returns is a new one nobody else holds: the framework may sum
     the other plugins' scores into it instead of copying it first.
 
+``PRE_SCORE_ROWS`` (class attribute)
+    True when ``pre_score`` may be handed the batched Filter's feasible nodes as they are found: a
+    ``snapshot.columns.RowNodes`` (a read-only sequence of the feasible rows, whose list of ``NodeInfo``
+    objects is built only when an item is read; ``feasible_rows`` knows it). Plugins without it get the
+    list. The batched host choice reads rows only, so the list is never built when every plugin reads
+    rows.
+
 Helpers here: ``BatchVerdict``, ``shape_verdict`` (for plugins whose verdict depends only on the node
 object and a signature of what they read from the pod: computed once per pod shape by the plugin's own
 ``filter`` and cached in the columns) and ``template_statuses`` (shared Status objects per reason set).

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -35,7 +35,7 @@ from pysched.framework.interface import (
 )
 from pysched.framework.registry import Registry
 from pysched.framework.status import Code, Status
-from pysched.snapshot.columns import feasible_rows
+from pysched.snapshot.columns import RowNodes, feasible_rows, node_list
 
 if TYPE_CHECKING:
     from pysched.model.objects import Pod
@@ -335,10 +335,14 @@ class Framework:
         return result, Status(Code.Unschedulable, *reasons).with_plugin(last_plugin)
 
     # ------------------------------------------------------------------ PreScore / Score
-    def run_pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+    def run_pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
+        """``nodes``: a list, or the fast filter's ``RowNodes`` (handed as they are to the plugins that
+        declare ``PRE_SCORE_ROWS``, see ``framework/batch.py``; the others get its list)."""
+        rows = isinstance(nodes, RowNodes)
         for p in self.pre_score:
             try:
-                st = p.pre_score(state, pod, nodes)
+                st = p.pre_score(state, pod, node_list(nodes) if rows and not getattr(p, "PRE_SCORE_ROWS", False)
+                                 else nodes)  # type: ignore[arg-type]
             except Exception as exc:
                 return plugin_fault(p.name, "PreScore", pod, exc)
             if st is not None and st.code == Code.Skip:
@@ -405,7 +409,7 @@ class Framework:
         return out, None
 
     def run_score_totals(self, state: CycleState, pod: Pod,
-                         nodes: list[NodeInfo]) -> tuple[np.ndarray | None, Status | None]:
+                         nodes: Sequence[NodeInfo]) -> tuple[np.ndarray | None, Status | None]:
         """What the host choice reads on the batched path: the sum of ``run_score_arrays``' weighted
         arrays (a new array), the same errors. A plugin whose score is one known number on every row
         (``batch_constant``) adds nothing to compare and is left out of the sum (it is still range-checked).
@@ -470,7 +474,7 @@ class Framework:
                 total += span_total
         return total, None
 
-    def _score_array(self, step: _ScoreStep, state: CycleState, pod: Pod, nodes: list[NodeInfo],
+    def _score_array(self, step: _ScoreStep, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo],
                      hit: tuple[Any, np.ndarray] | None, span: slice | None = None,
                      offsets: np.ndarray | None = None) -> tuple[np.ndarray | None, Status | None]:
         """One plugin's normalized, range-checked (unweighted) scores of ``nodes`` on the batched path, or
@@ -487,7 +491,7 @@ class Framework:
                 if arr is None:
                     arr = step.batch(state, pod, hit[0], hit[1])
             if arr is None:
-                values, st = p.score_nodes(state, pod, nodes)
+                values, st = p.score_nodes(state, pod, node_list(nodes))
                 if st is not None and st.code != Code.Success:
                     return None, Status(Code.Error, error=f'running Score plugins: plugin "{step.name}" '
                                                           f'failed with: {st.message()}').with_plugin(step.name)
@@ -514,7 +518,7 @@ class Framework:
             return None, _out_of_range(step.name, arr.tolist())
         return arr, None
 
-    def _normalize_array(self, p: ScorePlugin, state: CycleState, pod: Pod, nodes: list[NodeInfo],
+    def _normalize_array(self, p: ScorePlugin, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo],
                          arr: np.ndarray) -> tuple[np.ndarray, Status | None]:
         name = p.name
         fn = getattr(p, "batch_normalize", None)
@@ -533,7 +537,7 @@ class Framework:
                                                  f'"{name}" failed with: {st.message()}')
         return np.fromiter((ns.score for ns in scores), dtype=np.int64, count=len(scores)), None
 
-    def _locate_score_fault(self, p: ScorePlugin, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status:
+    def _locate_score_fault(self, p: ScorePlugin, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
         for n in nodes:
             try:
                 p.score(state, pod, n)

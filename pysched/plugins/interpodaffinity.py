@@ -1014,6 +1014,8 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         return self.batch_normalize(state, pod, np.asarray(values, dtype=np.int64)).tolist()
 
     # ------------------------------------------------------------------ PreScore / Score
+    PRE_SCORE_ROWS = True  # (a RowNodes is welcome: pre_score iterates the nodes only without a handle (never a RowNodes then))
+
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         aff = pod.affinity
         has_constraints = bool(aff.preferred_affinity) or bool(aff.preferred_anti)

@@ -195,6 +195,8 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, W
             return None, None
         return parse_preferred_terms(pod.node_affinity_preferred)
 
+    PRE_SCORE_ROWS = True  # (a RowNodes is welcome: pre_score reads no node)
+
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         terms, err = self._pod_preferred(pod)
         if err:

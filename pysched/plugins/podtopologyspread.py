@@ -1060,6 +1060,8 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
             return fallback
         return self.handle.snapshot.node_infos
 
+    PRE_SCORE_ROWS = True  # (a RowNodes is welcome: pre_score reads the nodes through feasible_rows, len and iteration)
+
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         all_nodes = self._all_nodes(nodes)
         if not all_nodes:

@@ -128,6 +128,8 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlugin):
 
         return BatchVerdict(ok, statuses_of)
 
+    PRE_SCORE_ROWS = True  # (a RowNodes is welcome: pre_score reads no node)
+
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         tolerations = pod.tolerations
         prefer = tuple(t for t in tolerations if t.effect in ("", "PreferNoSchedule")) if tolerations else ()

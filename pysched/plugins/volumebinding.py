@@ -465,6 +465,8 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
         return False
 
     # ------------------------------------------------------------------ Score (StorageCapacityScoring off)
+    PRE_SCORE_ROWS = True  # (a RowNodes is welcome: pre_score reads no node)
+
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         return Status(Code.Skip)  # no scorer without the StorageCapacityScoring gate
 

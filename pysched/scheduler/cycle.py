@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import field
 
 import numpy as np
@@ -28,7 +29,7 @@ from pysched.plugins.volumebinding import TRACE_KEY as VOLUME_BINDING_KEY
 from pysched.scheduler.fastfilter import filter_matrix, find_feasible
 from pysched.scheduler.trace import CycleTrace, Outcome
 from pysched.snapshot.cluster import ClusterState
-from pysched.snapshot.columns import NodeColumns, feasible_rows
+from pysched.snapshot.columns import NodeColumns, feasible_rows, node_list
 from pysched.snapshot.nodeinfo import NodeInfo
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
@@ -165,7 +166,7 @@ class Scheduler:
             return tr
         statuses = NodeToStatus()
         prefilter_msg = ""
-        feasible: list[NodeInfo] = []
+        feasible: Sequence[NodeInfo] = []  # the fast filter's are a RowNodes (a list built only when read)
         pre_result, st, returned_sets = fwk.run_pre_filter(state, pod, all_nodes)
         if st is not None and st.code != Code.Success:
             if st.code == Code.Error:
@@ -194,7 +195,8 @@ class Scheduler:
                 if err is not None:
                     return self._error(tr, err)
                 if self.extenders and feasible:
-                    feasible, err = find_nodes_that_pass_extenders(self.extenders, pod, feasible, statuses)
+                    feasible, err = find_nodes_that_pass_extenders(self.extenders, pod, node_list(feasible),
+                                                                   statuses)
                     if err is not None:
                         return self._error(tr, err)
         # Per-node detail is kept only for traced pods: 10,000 cycles on 5,000 nodes must stay small.
@@ -204,12 +206,13 @@ class Scheduler:
         if feasible:
             if trace_this:
                 tr.feasible = sorted(ni.name for ni in feasible)
-            host = feasible[0].name
             if len(feasible) > 1:
                 host_or_err = self._prioritize_and_select(fwk, state, pod, feasible, tr, trace_this)
                 if isinstance(host_or_err, Status):
                     return self._error(tr, host_or_err)
                 host = host_or_err
+            else:
+                host = feasible[0].name
             return self._assume_and_bind(fwk, state, pod, host, tr)
         return self._handle_failure(fwk, state, pod, statuses, prefilter_msg, tr)
 
@@ -233,7 +236,7 @@ class Scheduler:
         return []
 
     def _find_nodes_that_pass_filters(self, fwk: Framework, state: CycleState, pod: Pod, statuses: NodeToStatus,
-                                      nodes: list[NodeInfo]) -> tuple[list[NodeInfo], Status | None]:
+                                      nodes: list[NodeInfo]) -> tuple[Sequence[NodeInfo], Status | None]:
         n = len(nodes)
         if n == 0:
             return [], None
@@ -287,16 +290,17 @@ class Scheduler:
         return frozenset(name for name, pods in self.state.nominated.items()
                          if any(filters_with(p, pod) for p in pods))
 
-    def _prioritize_and_select(self, fwk: Framework, state: CycleState, pod: Pod, feasible: list[NodeInfo],
+    def _prioritize_and_select(self, fwk: Framework, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo],
                                tr: CycleTrace, keep: bool) -> str | Status:
-        st = fwk.run_pre_score(state, pod, feasible)
+        st = fwk.run_pre_score(state, pod, nodes)
         if st is not None:
             return st
         if fwk.handle.batched and not self.extenders and not keep:  # the same sums and choice as arrays
-            summed, st = fwk.run_score_totals(state, pod, feasible)
+            summed, st = fwk.run_score_totals(state, pod, nodes)
             if st is not None:
                 return st
-            return self._select_from_totals(state, feasible, summed, fwk.max_total_score)
+            return self._select_from_totals(state, nodes, summed, fwk.max_total_score)
+        feasible = node_list(nodes)
         per_plugin, st = fwk.run_score(state, pod, feasible)
         if st is not None:
             return st
@@ -336,7 +340,7 @@ class Scheduler:
                 totals += a
         return self._select_from_totals(state, feasible, totals, most)
 
-    def _select_from_totals(self, state: CycleState, feasible: list[NodeInfo], totals: np.ndarray | None,
+    def _select_from_totals(self, state: CycleState, feasible: Sequence[NodeInfo], totals: np.ndarray | None,
                             most: int = 0) -> str:
         """``_select_host_batched`` from the summed totals (a new array, changed here); None: every node
         has the same total."""

@@ -22,7 +22,7 @@ from pysched.framework.runtime import Framework, plugin_fault, plugin_filter
 from pysched.framework.status import Code, Status
 from pysched.model.objects import Pod
 from pysched.snapshot.cluster import ClusterState
-from pysched.snapshot.columns import ROWS_KEY, NodeColumns, columns_for
+from pysched.snapshot.columns import ROWS_KEY, NodeColumns, RowNodes, columns_for
 from pysched.snapshot.nodeinfo import NodeInfo
 
 MIN_NODES = 64  # below this the per-node loop is as fast
@@ -148,7 +148,7 @@ def _narrowed(mask: np.ndarray | None, own: bool, ok: np.ndarray) -> tuple[np.nd
 
 
 def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod: Pod, statuses: NodeToStatus,
-                  start: int, to_find: int, nominated: frozenset[str] = frozenset()) -> list[NodeInfo] | None:
+                  start: int, to_find: int, nominated: frozenset[str] = frozenset()) -> RowNodes | None:
     """The feasible nodes of the window over every node, the rejected ones' statuses set in window order;
     None when the per-node loop must decide (then nothing was set). ``nominated``: the nodes with pods
     nominated to them that Filter must count (``Framework.run_filter_with_nominated`` judges those, one
@@ -223,11 +223,9 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
                 into.update(zip(cols.names_arr[rejected].tolist(), sts.tolist(), strict=True))
 
             statuses.defer(n_rejected, fill)
-            feasible: list[NodeInfo] = cols.infos_arr[rows].tolist()
-        else:  # every node of the window passed (always so without a mask): consecutive rows, a slice
-            infos = cols.infos
-            stop = start + end
-            feasible = infos[start:stop] if stop <= n else infos[start:] + infos[:stop - n]
+            feasible = RowNodes(cols, rows)
+        else:  # every node of the window passed (always so without a mask): consecutive rows
+            feasible = RowNodes(cols, rows, start=start)
         state.write(ROWS_KEY, (feasible, rows, cols))
         return feasible
     if mask is None:
@@ -245,7 +243,7 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
     first_at[rejected_rows], _ = _first_rejections(verdicts, rejected_rows, with_statuses=False)
     at_of = first_at.tolist()
     kept: list[int] = []
-    feasible = []
+    walked: list[NodeInfo] = []
     found: list[tuple[str, Status | None]] = []
     from_verdicts: list[tuple[int, int]] = []  # (index in found, row)
     infos = cols.infos
@@ -255,9 +253,9 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
         if i in nominated_rows:
             st = fwk.run_filter_with_nominated(state, pod, ni)
             if st is None or st.code == Code.Success:
-                if len(feasible) >= to_find:
+                if len(walked) >= to_find:
                     break
-                feasible.append(ni)
+                walked.append(ni)
                 kept.append(i)
                 continue
             if st.code not in _REJECTED:
@@ -265,9 +263,9 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
         elif ok:
             st = _run_subset(rest_plugins, state, pod, ni)
             if st is None:
-                if len(feasible) >= to_find:
+                if len(walked) >= to_find:
                     break  # as the cycle: stop on the next feasible node after the count, not kept
-                feasible.append(ni)
+                walked.append(ni)
                 kept.append(i)
                 continue
             if st.code not in _REJECTED:
@@ -286,13 +284,14 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
         for (k, _), st in zip(from_verdicts, sts.tolist(), strict=True):
             found[k] = (found[k][0], st)
     statuses.statuses.update(found)  # type: ignore[arg-type]
-    state.write(ROWS_KEY, (feasible, np.array(kept, dtype=np.int64), cols))
-    return feasible
+    out = RowNodes(cols, np.array(kept, dtype=np.int64), walked)
+    state.write(ROWS_KEY, (out, out.rows, cols))
+    return out
 
 
 def _span_window(state: CycleState, pod: Pod, statuses: NodeToStatus, cols: NodeColumns,
                  verdicts: list[tuple[int, str, BatchVerdict]], spans: list[tuple[int, str, object]],
-                 mask: np.ndarray | None, start: int, n: int, to_find: int) -> list[NodeInfo] | None:
+                 mask: np.ndarray | None, start: int, n: int, to_find: int) -> RowNodes | None:
     """The window when every plugin has a verdict and nobody is nominated, with the ``spans`` plugins'
     verdicts asked for the stretch ``_window`` searches first only (``start`` .. ``start + 2 * (to_find + 1)
     + 64``, not wrapping): the same rows, end and statuses as the whole-row verdicts. None when the
@@ -347,16 +346,16 @@ def _span_window(state: CycleState, pod: Pod, statuses: NodeToStatus, cols: Node
             into.update(zip(cols.names_arr[pos + lo].tolist(), out.tolist(), strict=True))
 
         statuses.defer(n_rejected, fill)
-        feasible: list[NodeInfo] = cols.infos_arr[rows].tolist()
+        feasible = RowNodes(cols, rows)
     else:
-        feasible = cols.infos[lo:lo + to_find]
+        feasible = RowNodes(cols, rows, start=lo)
     state.write(ROWS_KEY, (feasible, rows, cols))
     return feasible
 
 
 def _window_with_nominated(fwk: Framework, state: CycleState, pod: Pod, statuses: NodeToStatus, cols: NodeColumns,
                            verdicts: list[tuple[int, str, BatchVerdict]], order: np.ndarray, passed: np.ndarray,
-                           to_find: int, nominated_rows: set[int]) -> list[NodeInfo] | None:
+                           to_find: int, nominated_rows: set[int]) -> RowNodes | None:
     """Every plugin has a verdict, and some nodes hold nominated pods: those rows are judged per node
     (``run_filter_with_nominated``), in window order, only as far as the window reaches (each one may
     move its end); every other row keeps the verdicts' answer. The rejected rows' statuses are deferred
@@ -404,7 +403,7 @@ def _window_with_nominated(fwk: Framework, state: CycleState, pod: Pod, statuses
                             strict=True))
 
         statuses.defer(n_rejected, fill)
-    feasible: list[NodeInfo] = cols.infos_arr[rows].tolist()
+    feasible = RowNodes(cols, rows)
     state.write(ROWS_KEY, (feasible, rows, cols))
     return feasible
 

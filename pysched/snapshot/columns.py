@@ -10,7 +10,8 @@ signature of what it reads from the pod; a new ``ClusterState`` (an edited clust
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
@@ -146,9 +147,67 @@ def columns_for(state: ClusterState) -> NodeColumns:
     return cols
 
 
-def feasible_rows(state: Any, nodes: list[NodeInfo]) -> tuple[NodeColumns, np.ndarray] | None:
-    """The columns and rows of ``nodes`` when they are the feasible list the fast filter found."""
+def feasible_rows(state: Any, nodes: Sequence[NodeInfo]) -> tuple[NodeColumns, np.ndarray] | None:
+    """The columns and rows of ``nodes`` when they are the feasible nodes the fast filter found (its
+    ``RowNodes`` or the list built from them)."""
     hit = state.read(ROWS_KEY) if state is not None else None
-    if hit is None or hit[0] is not nodes or len(hit[1]) != len(nodes):
+    if hit is None:
+        return None
+    found = hit[0]
+    if (found is not nodes and found.built is not nodes) or len(hit[1]) != len(nodes):
         return None
     return hit[2], hit[1]
+
+
+class RowNodes(Sequence["NodeInfo"]):
+    """The feasible nodes the fast filter found, as rows of the node columns: the list of their
+    ``NodeInfo`` objects is built only when something reads the nodes one by one (``as_list``, or any
+    item). The host choice of the batched path reads rows only, and gathering a few hundred objects out
+    of the object column and listing them costs more than the rest of a cycle's Filter window. Read only;
+    callers that need a list (plugins, extenders) get ``as_list()``."""
+
+    __slots__ = ("built", "cols", "rows", "start")
+
+    def __init__(self, cols: NodeColumns, rows: np.ndarray, built: list[NodeInfo] | None = None,
+                 start: int = -1) -> None:
+        self.cols = cols
+        self.rows = rows
+        self.built = built  # the list, once built (``as_list``)
+        self.start = start  # >= 0: the rows are consecutive from this row, wrapping past the last one
+
+    def as_list(self) -> list[NodeInfo]:
+        """The nodes as a list (built once; the same list every time)."""
+        built = self.built
+        if built is None:
+            start = self.start
+            if start >= 0:  # consecutive rows: list slices
+                infos = self.cols.infos
+                stop = start + len(self.rows)
+                n = len(infos)
+                built = infos[start:stop] if stop <= n else infos[start:] + infos[:stop - n]
+            else:
+                built = self.cols.infos_arr[self.rows].tolist()
+            self.built = built
+        return built
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @overload
+    def __getitem__(self, i: int) -> NodeInfo: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[NodeInfo]: ...
+
+    def __getitem__(self, i: int | slice) -> NodeInfo | list[NodeInfo]:
+        return self.as_list()[i]
+
+    def __iter__(self) -> Iterator[NodeInfo]:
+        return iter(self.as_list())
+
+
+def node_list(nodes: Sequence[NodeInfo]) -> list[NodeInfo]:
+    """``nodes`` as a list: a ``RowNodes``' built list, any other sequence as it is when it is a list."""
+    if isinstance(nodes, RowNodes):
+        return nodes.as_list()
+    return nodes if isinstance(nodes, list) else list(nodes)

@@ -44,6 +44,8 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin):
         resources = [(r.name, r.weight) for r in args.resources]
         self.scorer = ResourceAllocationScorer(NAME, resources, balanced_scorer, use_requested=True, pod_level=True)
 
+    PRE_SCORE_ROWS = True  # (a RowNodes is welcome: pre_score reads no node)
+
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         pod_requests = self.scorer.pod_requests(pod)
         if is_best_effort(pod_requests):

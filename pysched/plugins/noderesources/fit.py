@@ -248,6 +248,8 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlug
 
         return BatchVerdict(ok, statuses_of)
 
+    PRE_SCORE_ROWS = True  # (a RowNodes is welcome: pre_score reads no node)
+
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         state.write(PRE_SCORE_STATE_KEY, self.scorer.pod_requests(pod))
         return None
