@@ -685,3 +685,45 @@ def test_kept_spread_counts_equal_a_recount_while_pods_come_and_go(seed: int) ->
         else:
             victim = rng.choice([p for ni in cluster.node_infos for p in ni.pods])
             cluster.evict(victim)
+
+
+# --------------------------------------------------------------------------- batch_filter's kept reasons
+
+SPREAD_REASON_CASES = {
+    "one key, no domain over the skew": [("zone", {"a": 0, "b": 0})],
+    "one key, one domain over the skew": [("zone", {"a": 0, "b": 2})],
+    "one key, every domain over the skew": [("zone", {"a": 2, "b": 2})],
+    "two keys, the first failing one counts": [("zone", {"a": 2, "b": 0}), ("rack", {"r1": 0, "r2": 2})],
+    "two keys, a missing label before a skew": [("rack", {"r1": 2, "r2": 0}), ("zone", {"a": 0, "b": 2})],
+    "a key no node has": [("nowhere", {})],
+}
+
+
+@pytest.mark.parametrize("name", list(SPREAD_REASON_CASES))
+def test_spread_reasons_are_the_first_failing_constraints(name: str) -> None:
+    """``_spread_reasons`` (batch_filter's rows' reasons, kept per reason tables): per row the first
+    constraint's reason that is not 0 (1: the row lacks the key, else the table's entry for its domain),
+    and the rows passing every constraint; both read only."""
+    from pysched.plugins.topology_arrays import Domains
+    from pysched.snapshot.columns import columns_for
+
+    labels = [{"zone": "a", "rack": "r1"}, {"zone": "b", "rack": "r2"}, {"zone": "a"}, {"rack": "r2"}, {},
+              {"zone": "b", "rack": "r1"}]
+    state = ClusterState(Cluster(nodes=[node(f"n{i}", lb) for i, lb in enumerate(labels)]))
+    cols = columns_for(state)
+    tables = []
+    for key, over in SPREAD_REASON_CASES[name]:
+        d = Domains(cols, key)
+        tables.append((d, bytes(over[v] for v in d.values)))
+    reason, ok = pts._spread_reasons(tables)
+    want = []
+    for lb in labels:
+        r = 0
+        for key, over in SPREAD_REASON_CASES[name]:
+            r = 1 if key not in lb else over[lb[key]]
+            if r:
+                break
+        want.append(r)
+    assert reason.tolist() == want
+    assert ok.tolist() == [r == 0 for r in want]
+    assert not reason.flags.writeable and not ok.flags.writeable

@@ -404,6 +404,28 @@ def _eligibility_signature(pod: Pod, elig: _Eligibility) -> Hashable:
     return aff, taints
 
 
+_MAX_VERDICTS = 256
+
+
+def _spread_reasons(tables: list[tuple[Domains, bytes]]) -> tuple[np.ndarray, np.ndarray]:
+    """Per node row, the first failing constraint's reason (int8: 0 passes, 1 missing label, 2 skew) and
+    the mask of the rows that pass (both read only), from each constraint's domains and its reason per
+    domain code (``bytes``: 2 skew, 0 passes; rows without the key get 1)."""
+    reason: np.ndarray | None = None
+    for d, over in tables:
+        table = np.frombuffer(over + b"\x01", dtype=np.int8)
+        r = table[d.ext]  # (a new array: an index array picks)
+        if reason is None:
+            reason = r
+        else:
+            np.copyto(reason, r, where=reason == 0)
+    assert reason is not None
+    ok = reason == 0
+    reason.flags.writeable = False
+    ok.flags.writeable = False
+    return reason, ok
+
+
 class SpreadArrays:
     """One hard constraint's PreFilter counts as arrays (batched path): matching pods per domain of its
     topology key over the eligible nodes that carry every constraint's key."""
@@ -619,6 +641,8 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
         self._counts = NodeValueCache()
         self._domains: OrderedDict[Hashable, _DomainCounts] = OrderedDict()
         self._workload_index: _WorkloadIndex | None = None
+        # batch_filter's (rows' reasons, mask) per constraints' (domains, reason table), see _spread_reasons
+        self._verdicts: OrderedDict[tuple[tuple[Domains, bytes], ...], tuple[np.ndarray, np.ndarray]] = OrderedDict()
         # action -> (the default constraints it was made from, those with that whenUnsatisfiable)
         self._defaults_by_action: dict[str, tuple[tuple[SpreadConstraint, ...], tuple[SpreadConstraint, ...]]] = {}
 
@@ -828,30 +852,32 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
         if arrays[0].domains.codes.shape[0] != cols.n:
             return None
         # Per row the first failing constraint's reason: 0 passes, 1 missing label, 2 skew. Each constraint's
-        # reasons come from a table over its domains (one slot more for rows without the key).
-        reason: np.ndarray | None = None
+        # reasons come from a table over its domains (one slot more for rows without the key). The rows'
+        # reasons follow from the tables alone, and a key has few domains, so the tables of a cycle often
+        # came before: the reasons and the mask are kept per tables (read only), not gathered again.
         pod_labels = pod.labels
+        tables: list[tuple[Domains, bytes]] = []
         for i, (c, a) in enumerate(zip(s.constraints, arrays, strict=True)):
             d = a.domains
-            size = d.size
-            table = np.empty(size + 1, dtype=np.int8)
-            if size:
+            if d.size:
                 self_match = 1 if c.selector.matches(pod_labels) else 0
                 limit = c.max_skew + s.min_match_num(i, c.min_domains) - self_match
-                np.multiply(a.tp > limit, 2, out=table[:size], casting="unsafe")
-            table[size] = 1
-            r = table[d.ext]
-            if reason is None:
-                reason = r
+                tables.append((d, bytes([2 if v > limit else 0 for v in a.tp.tolist()])))
             else:
-                np.copyto(reason, r, where=reason == 0)
-        assert reason is not None
+                tables.append((d, b""))
+        key = tuple(tables)
+        hit = self._verdicts.get(key)
+        if hit is None:
+            hit = self._verdicts[key] = _spread_reasons(tables)
+            if len(self._verdicts) > _MAX_VERDICTS:
+                self._verdicts.popitem(last=False)
+        reason, ok = hit
         cache: dict[int, Status] = {}
 
         def statuses_of(rows: np.ndarray) -> list[Status]:
             return template_statuses(reason[rows], _spread_status, cache)
 
-        return BatchVerdict(reason == 0, statuses_of)
+        return BatchVerdict(ok, statuses_of)
 
     def _pre_score_arrays(self, pod: Pod, constraints: list[Constraint], require_all: bool,
                           nodes: list[NodeInfo], rows: np.ndarray) -> PreScoreState:
