@@ -202,11 +202,12 @@ class Scheduler:
         # Per-node detail is kept only for traced pods: 10,000 cycles on 5,000 nodes must stay small.
         if trace_this:
             tr.filter = dict(statuses.statuses)
-        tr.evaluated_nodes = len(statuses) + len(feasible)
-        if feasible:
+        n_feasible = len(feasible)  # (once: a RowNodes' len is a Python call)
+        tr.evaluated_nodes = len(statuses) + n_feasible
+        if n_feasible:
             if trace_this:
                 tr.feasible = sorted(ni.name for ni in feasible)
-            if len(feasible) > 1:
+            if n_feasible > 1:
                 host_or_err = self._prioritize_and_select(fwk, state, pod, feasible, tr, trace_this)
                 if isinstance(host_or_err, Status):
                     return self._error(tr, host_or_err)

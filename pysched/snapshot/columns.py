@@ -154,7 +154,9 @@ def feasible_rows(state: Any, nodes: Sequence[NodeInfo]) -> tuple[NodeColumns, n
     if hit is None:
         return None
     found = hit[0]
-    if (found is not nodes and found.built is not nodes) or len(hit[1]) != len(nodes):
+    if found is nodes:  # (its rows by construction)
+        return hit[2], hit[1]
+    if found.built is not nodes or len(hit[1]) != len(nodes):
         return None
     return hit[2], hit[1]
 
