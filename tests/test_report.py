@@ -107,6 +107,21 @@ def test_node_usage_after_the_simulation(demo: SimulationResult) -> None:
     assert total.scalar == {"example.com/gpu": (1, 2)}
 
 
+@pytest.mark.parametrize(("pairs", "expected"), [
+    ([(1, 3), (1, 3), (2, 3)], [0.3333, 0.3333, 0.6667]),
+    ([(0, 5), (-1, 10**400), (0, 5)], [0.0, -0.0, 0.0]),  # a quotient of -0.0 is not the key of 0.0
+    ([(4, 0), (4, 0), (0, -1)], [None, None, None]),
+    ([(10**17, 1), (10**17, 1)], [1e17, 1e17]),
+], ids=["repeated", "signed-zero", "no-allocatable", "large"])
+def test_usage_fractions_kept_across_rows_are_those_rounded_per_row(pairs: list[tuple[int, int]],
+                                                                   expected: list[float | None]) -> None:
+    rows = [sm.NodeUsage(f"n{i}", used, total, 0, 1, 0, 1) for i, (used, total) in enumerate(pairs)]
+    rounded: dict[tuple[int, int], float] = {}
+    got = [u.to_dict(rounded)["pods"]["fraction"] for u in rows]
+    alone = [u.to_dict()["pods"]["fraction"] for u in rows]
+    assert [repr(f) for f in got] == [repr(f) for f in alone] == [repr(f) for f in expected]
+
+
 def test_filter_matrix_groups_nodes_with_identical_verdicts(demo: SimulationResult) -> None:
     first = cycles_of(demo, "shop/checkout-1")[0]
     fm = sm.filter_matrix(first)
