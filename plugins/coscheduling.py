@@ -24,7 +24,6 @@ Members still waiting at the end of a pass are reported Unschedulable with the r
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from pysched.errors import ConfigError
@@ -40,6 +39,7 @@ from pysched.framework.interface import (
     ReservePlugin,
 )
 from pysched.framework.status import Code, Status
+from pysched.lazyclass import dataclass  # the methods compiled on first use, not at every run's load
 from pysched.model.objects import Pod
 from pysched.snapshot.nodeinfo import NodeInfo
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from pysched.errors import ConfigError
@@ -26,6 +25,7 @@ from pysched.framework.cycle_state import CycleState
 from pysched.framework.interface import MAX_NODE_SCORE, FilterPlugin, Handle, PreScorePlugin, ScorePlugin
 from pysched.framework.plugin_args import qualified_name_errors
 from pysched.framework.status import Code, Status
+from pysched.lazyclass import dataclass  # the methods compiled on first use, not at every run's load
 from pysched.model.objects import Pod
 from pysched.snapshot.nodeinfo import NodeInfo
 
