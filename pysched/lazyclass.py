@@ -21,8 +21,10 @@ instructions) and their loading belongs to the kinds table of the loader.
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
 import threading
+from types import CodeType, FunctionType
 from typing import TYPE_CHECKING, Any
 
 __all__ = ["dataclass"]
@@ -48,36 +50,84 @@ def _compile(name: str, params: list[str], body: list[str], env: dict[str, Any])
     return scope[name]
 
 
-def _make_init(cls: type, frozen: bool, slots: bool) -> Any:
-    fields = dataclasses.fields(cls)
-    me = "__dataclass_self__" if any(f.name == "self" for f in fields) else "self"
-    env: dict[str, Any] = {"__dataclass_object__": object, "_FACTORY": _FACTORY}
+#: compiled ``__init__`` code by its source with the field names numbered: classes whose fields have the
+#: same kinds in the same order share one compilation (most of the cost of a first ``__init__``)
+_INIT_CODE: dict[str, CodeType] = {}
+
+
+def _init_source(fields: tuple[dataclasses.Field, ...], names: list[str], me: str, frozen: bool, slots: bool,
+                 post_init: bool, defaults: bool = False) -> tuple[str, list[str], list[str]]:
+    """The source of ``__init__`` with the fields called ``names``, and the names of its positional and
+    keyword-only parameters; with ``defaults``, the parameters name their defaults (which are no part of
+    the function's code: without them the code is the same)."""
     positional: list[str] = []
     keyword: list[str] = []
     body: list[str] = []
-    for f in fields:
-        value: str | None = f.name
-        dflt = f"_dflt_{f.name}"
+    for f, name in zip(fields, names, strict=True):
+        value: str | None = name
+        dflt = f"_dflt_{name}"
         if f.default_factory is not _MISSING:
-            env[dflt] = f.default_factory
-            value = f"{dflt}() if {f.name} is _FACTORY else {f.name}" if f.init else f"{dflt}()"
+            value = f"{dflt}() if {name} is _FACTORY else {name}" if f.init else f"{dflt}()"
         elif f.default is not _MISSING:
-            env[dflt] = f.default
             if not f.init:
                 value = dflt if slots else None  # else the class attribute holds the default
         elif not f.init:
             value = None
         if f.init:
-            param = f.name if f.default is _MISSING and f.default_factory is _MISSING else \
-                f"{f.name}={dflt}" if f.default is not _MISSING else f"{f.name}=_FACTORY"
+            param = f"{name}={dflt}" if defaults and f.default is not _MISSING else \
+                f"{name}=_FACTORY" if defaults and f.default_factory is not _MISSING else name
             (keyword if f.kw_only else positional).append(param)
         if value is not None:
-            body.append(f"__dataclass_object__.__setattr__({me}, {f.name!r}, {value})" if frozen
-                        else f"{me}.{f.name} = {value}")
-    if hasattr(cls, "__post_init__"):
+            body.append(f"__dataclass_object__.__setattr__({me}, {name!r}, {value})" if frozen
+                        else f"{me}.{name} = {value}")
+    if post_init:
         body.append(f"{me}.__post_init__()")
     params = [me, *positional, *(["*", *keyword] if keyword else [])]
-    fn = _compile("__init__", params, body or ["pass"], env)
+    lines = "\n".join(f"  {line}" for line in body or ["pass"])
+    return f"def __init__({', '.join(params)}):\n{lines}\n", positional, keyword
+
+
+def _make_init(cls: type, frozen: bool, slots: bool) -> Any:
+    fields = dataclasses.fields(cls)
+    real = [f.name for f in fields]
+    me = "__dataclass_self__" if "self" in real else "self"
+    env: dict[str, Any] = {"__dataclass_object__": object, "_FACTORY": _FACTORY, "__builtins__": builtins.__dict__}
+    defaults: dict[str, Any] = {}  # parameter -> its default
+    for f in fields:
+        dflt = f"_dflt_{f.name}"
+        if f.default_factory is not _MISSING:
+            env[dflt] = f.default_factory
+            defaults[f.name] = _FACTORY
+        elif f.default is not _MISSING:
+            env[dflt] = f.default
+            defaults[f.name] = f.default
+    post_init = hasattr(cls, "__post_init__")
+    numbered = [f"_f{i}" for i in range(len(fields))]
+    source, positional, keyword = _init_source(fields, numbered, me, frozen, slots, post_init)
+    # the numbered names stand for the fields' names in the variable names, the attribute and global names
+    # and (frozen: the names given to __setattr__) the constants: the same bytecode as the real source's
+    rename = {n: f.name for n, f in zip(numbered, fields, strict=True)}
+    rename.update((f"_dflt_{n}", f"_dflt_{f.name}") for n, f in zip(numbered, fields, strict=True))
+    template = _INIT_CODE.get(source)
+    if template is None:
+        template = _INIT_CODE[source] = next(c for c in compile(source, "<string>", "exec").co_consts
+                                             if isinstance(c, CodeType))
+    names = tuple(rename.get(n, n) for n in template.co_names)
+    varnames = tuple(rename.get(n, n) for n in template.co_varnames)
+    with_default = [rename[n] in defaults for n in positional]
+    ordered = with_default == sorted(with_default)  # (else the real source is refused, as it was)
+    if ordered and len(set(names)) == len(names) and len(set(varnames)) == len(varnames):
+        code = template.replace(co_names=names, co_varnames=varnames,
+                                co_consts=tuple(rename.get(c, c) if type(c) is str else c
+                                                for c in template.co_consts))
+        fn = FunctionType(code, env, "__init__")
+        fn.__defaults__ = tuple(defaults[rename[n]] for n in positional if rename[n] in defaults) or None
+        fn.__kwdefaults__ = {rename[n]: defaults[rename[n]] for n in keyword if rename[n] in defaults} or None
+    else:  # a field's name is one of the other names the code uses, or a default before none: as it reads
+        source = _init_source(fields, real, me, frozen, slots, post_init, defaults=True)[0]
+        scope: dict[str, Any] = {}
+        exec(compile(source, "<string>", "exec"), env, scope)
+        fn = scope["__init__"]
     fn.__annotations__ = {**{f.name: f.type for f in fields if f.init}, "return": None}
     return fn
 

@@ -193,6 +193,62 @@ def test_every_pysched_dataclass_gets_the_standard_init_signature() -> None:
     assert seen > 100
 
 
+def _as_compiled(cls: type) -> Any:
+    """``__init__`` of ``cls`` compiled from its own source (the fields' names written out)."""
+    from pysched.lazyclass import _init_source
+
+    fields = dataclasses.fields(cls)
+    me = "__dataclass_self__" if any(f.name == "self" for f in fields) else "self"
+    source = _init_source(fields, [f.name for f in fields], me, cls.__dict__["__dataclass_frozen__"],
+                          "__slots__" in cls.__dict__, hasattr(cls, "__post_init__"))[0]
+    return next(c for c in compile(source, "<string>", "exec").co_consts if inspect.iscode(c))
+
+
+def test_shared_init_code_is_the_code_of_each_class_own_source() -> None:
+    """A class's ``__init__`` made from the compilation shared by its field pattern has the bytecode,
+    names and constants that compiling its own source gives."""
+    from pysched.lazyclass import _make_init
+
+    seen = 0
+    for name in [*_pysched_modules(), __name__]:
+        classes = [*vars(importlib.import_module(name)).values(), *LAZY.values()]
+        for value in classes:
+            if not (isinstance(value, type) and "__dataclass_frozen__" in value.__dict__):
+                continue
+            code = _make_init(value, value.__dict__["__dataclass_frozen__"], "__slots__" in value.__dict__).__code__
+            want = _as_compiled(value)
+            assert (code.co_code, code.co_names, code.co_varnames, code.co_consts, code.co_argcount,
+                    code.co_kwonlyargcount) == (want.co_code, want.co_names, want.co_varnames, want.co_consts,
+                                                want.co_argcount, want.co_kwonlyargcount), value
+            seen += 1
+    assert seen > 100
+
+
+@pytest.mark.parametrize("fields", [
+    ["_FACTORY: int = 1", "b: list = field(default_factory=list)"],  # a field named as a global the code reads
+    ["a: int", "_dflt_a: int = 2"],  # a field named as another field's default
+    ["__dataclass_object__: int"],
+], ids=["field-named-_FACTORY", "field-named-as-a-default", "field-named-object"])
+def test_fields_named_as_the_code_names_get_the_code_of_their_own_source(fields: list[str]) -> None:
+    from pysched.lazyclass import _make_init
+
+    body = "\n".join(f"    {line}" for line in fields)
+    scope: dict[str, Any] = {"lazy": lazy, "field": field}
+    exec(f"@lazy(slots=True)\nclass L:\n{body}\n", scope)
+    code, want = _make_init(scope["L"], False, True).__code__, _as_compiled(scope["L"])
+    assert (code.co_code, code.co_names, code.co_varnames) == (want.co_code, want.co_names, want.co_varnames)
+
+
+def test_a_default_before_a_field_without_one_is_still_refused_at_first_use() -> None:
+    @lazy
+    class Odd:
+        a: int = 1
+        b: int = field(kw_only=False)  # type: ignore[misc]
+
+    with pytest.raises(SyntaxError):
+        Odd(1, 2)
+
+
 def test_what_it_does_not_reproduce_goes_to_the_standard_decorator() -> None:
     """An InitVar (here or in a base) is handled by the standard decorator: its value reaches
     ``__post_init__`` and it is no field."""
