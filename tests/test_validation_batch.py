@@ -215,7 +215,7 @@ def test_joined_checks_of_label_values_and_names_are_the_one_by_one_checks(value
         names = [v for v in values if v]
         if names and max(map(len, names)) <= rule.max_len:
             expected = all(rule.pattern.fullmatch(v) for v in names)
-            assert validation._all_match(validation._JOINED[id(rule)], names) == expected, (rule.fmt, names)
+            assert validation._all_match(validation._joined(rule.fmt), names) == expected, (rule.fmt, names)
             assert validation._names_valid(rule, names) == expected, (rule.fmt, names)
 
 
