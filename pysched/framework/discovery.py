@@ -185,8 +185,11 @@ def _may_declare_entry_points() -> bool:
         except OSError:
             continue  # a path entry that does not exist
         for info in infos:
+            path = os.path.join(info, "entry_points.txt")
+            if not os.access(path, os.F_OK):  # most have none: asked without an exception raised each
+                continue
             try:
-                with open(os.path.join(info, "entry_points.txt"), "rb") as f:
+                with open(path, "rb") as f:
                     if needle in f.read():
                         return True
             except OSError:
