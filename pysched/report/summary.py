@@ -49,17 +49,26 @@ def pod_rows(result: SimulationResult) -> list[PodRow]:
     """Simulated pods in queue order, then pods not simulated and ignored pods by name."""
     rows: dict[str, PodRow] = {}
     for c in result.cycles:
+        outcome = c.outcome
+        if outcome == SCHEDULED:  # most cycles: the node, no reason (as cycle_reason and the line below say)
+            node: str | None = c.node
+            reason = ""
+        else:
+            node = c.nominated_node if outcome == NOMINATED else None
+            reason = cycle_reason(c)
         row = rows.get(c.pod)
-        if row is None:
-            row = rows[c.pod] = PodRow(len(rows) + 1, c.pod, c.priority, c.outcome or "")
-        row.outcome = c.outcome or ""
-        row.last_pass = c.pass_no
-        row.priority = c.priority
-        if c.outcome == NOMINATED:
+        if row is None:  # a pod's first cycle (most pods have one): the row made with its values at once
+            row = rows[c.pod] = PodRow(len(rows) + 1, c.pod, c.priority, outcome or "", c.pass_no, node, [], [],
+                                       reason)
+        else:
+            row.outcome = outcome or ""
+            row.last_pass = c.pass_no
+            row.priority = c.priority
+            row.node = node
+            row.reason = reason
+        if outcome == NOMINATED:
             row.preempted_in.append(c.pass_no)
             row.victims.extend(v for v in (c.victims or []) if v not in row.victims)
-        row.node = c.node if c.outcome == SCHEDULED else c.nominated_node if c.outcome == NOMINATED else None
-        row.reason = cycle_reason(c)
     out = list(rows.values())
     out.extend(PodRow(0, p, None, NOT_SIMULATED, reason=r) for p, r in sorted(result.not_simulated))
     out.extend(PodRow(0, p, None, IGNORED, reason=r) for p, r in sorted(result.ignored_pods))
