@@ -286,3 +286,18 @@ def test_balanced_scorer_population_std_dev() -> None:
     # fractions 0.25, 0.5, 0.25: mean 1/3, variance 1/72
     assert balanced_scorer([1, 4, 1], [4, 8, 4]) == 88
     assert balanced_scorer([0, 0], [0, 0]) == 100
+
+
+@pytest.mark.parametrize("q", [1, 250, 2 ** 31, 2 ** 46 + 3, (1 << 62) - 1], ids=["one", "millicores", "2^31", "2^46+3", "largest"])
+def test_fit_request_scalars_are_kept_read_only_int64(q: int) -> None:
+    """NodeResourcesFit's batched verdict compares the rows with ``_request(q)``: a read-only 0-d int64
+    array of exactly ``q``, the same one for the same value; the comparison is the one with ``q``."""
+    import numpy as np
+
+    from pysched.plugins.noderesources import fit
+
+    arr = fit._request(q)
+    assert arr.shape == () and arr.dtype == np.int64 and int(arr) == q
+    assert not arr.flags.writeable and fit._request(q) is arr
+    free = np.array([q - 1, q, q + 1, -5], dtype=np.int64)
+    assert (free >= arr).tolist() == (free >= q).tolist() == [False, True, True, False]

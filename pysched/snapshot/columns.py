@@ -46,7 +46,6 @@ class NodeColumns:
         # ephemeral/pods. cpu and memory side by side, so that the resource steps treat both in one array
         # step; the 1-D names are views of the rows.
         ints = self._ints = np.zeros((14, self.n), dtype=np.int64)
-        self.free2 = ints[4:6]  # (NodeResourcesFit's two-row room check)
         self.alloc_cpu, self.alloc_mem = ints[0], ints[1]
         self.nz_cpu, self.nz_mem = ints[2], ints[3]
         # allocatable - requested, kept with the rows (NodeResourcesFit's batched Filter reads them)
@@ -115,25 +114,6 @@ class NodeColumns:
     def rows_of(self, nodes: list[NodeInfo]) -> np.ndarray:
         index = self.index
         return np.fromiter((index[ni.name] for ni in nodes), dtype=np.int64, count=len(nodes))
-
-
-_PAIRS: dict[tuple[bool, Any, Any], np.ndarray] = {}
-
-
-def pair_column(a: int | float, b: int | float) -> np.ndarray:
-    """``np.array(((a,), (b,)))`` (int64 for ints, float64 for floats; read only), kept per value pair: the
-    per-pod operand of the two-row (cpu, memory) steps, which pods of one shape share (building a small
-    array from nested tuples costs more than the step it feeds)."""
-    is_float = isinstance(a, float)
-    key = (is_float, a, b)  # (1 == 1.0: the type is part of the key)
-    arr = _PAIRS.get(key)
-    if arr is None:
-        if len(_PAIRS) > 4096:
-            _PAIRS.clear()
-        arr = np.array(((a,), (b,)), dtype=np.float64 if is_float else np.int64)
-        arr.flags.writeable = False
-        _PAIRS[key] = arr
-    return arr
 
 
 def columns_for(state: ClusterState) -> NodeColumns:
