@@ -69,3 +69,21 @@ def test_totals_are_the_weighted_arrays_sum_up_to_a_constant(name: str, tmp_path
     assert res.bindings
     assert seen["constant"] and seen["holes"] + seen["contiguous"], seen
     assert seen[{"basic": "wrapped", "mixed": "holes", "topology": "holes"}[name]], seen
+
+
+@pytest.mark.parametrize("weight", [1, 2, 3, 100], ids=["one", "two", "three", "hundred"])
+@pytest.mark.parametrize("first", [True, False], ids=["first", "added"])
+def test_weighted_sums_with_the_kept_weight_array(weight: int, first: bool) -> None:
+    """``_add_weighted`` with the step's 0-d weight array gives the sums of the plain weight (and never
+    writes into the plugin's own array)."""
+    import numpy as np
+
+    from pysched.framework.runtime import _add_weighted, _ScoreStep
+
+    step = _ScoreStep(type("P", (), {"name": "P", "HAS_NORMALIZE": False})(), weight)  # type: ignore[arg-type]
+    scores = np.array([0, 1, 50, 100], dtype=np.int64)
+    base = None if first else np.array([7, 0, 3, 100], dtype=np.int64)
+    want = _add_weighted(None if base is None else base.copy(), scores, weight)
+    got = _add_weighted(None if base is None else base.copy(), scores, weight, step.weight0)
+    assert got.dtype == np.int64 and got.tolist() == want.tolist()
+    assert scores.tolist() == [0, 1, 50, 100] and got is not scores

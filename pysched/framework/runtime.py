@@ -87,12 +87,17 @@ class _ScoreStep:
     """A Score plugin as ``run_score_arrays`` calls it: its optional batched methods looked up once."""
 
     __slots__ = ("batch", "batch_normalize", "constant", "has_normalize", "in_range", "name", "owned", "plugin",
-                 "spans", "weight")
+                 "spans", "weight", "weight0")
 
     def __init__(self, p: ScorePlugin, weight: int) -> None:
         self.plugin = p
         self.name = p.name
         self.weight = weight
+        # the weight as a 0-d int64 array (read only) for the summing steps: NumPy multiplies an array by a
+        # Python int at more than half again the cost (its scalar conversion); the same products
+        self.weight0 = np.array(weight, dtype=np.int64) if -(1 << 62) < weight < (1 << 62) else weight
+        if isinstance(self.weight0, np.ndarray):
+            self.weight0.flags.writeable = False
         self.batch = getattr(p, "batch_score", None)
         self.has_normalize = p.HAS_NORMALIZE
         self.batch_normalize = getattr(p, "batch_normalize", None)
@@ -459,12 +464,12 @@ class Framework:
                 if arr is not None:
                     # (the first owned array is summed into as it is: no copy)
                     span_total = arr if span_total is None and w == 1 and step.owned \
-                        else _add_weighted(span_total, arr, w)
+                        else _add_weighted(span_total, arr, w, step.weight0)
                     continue
             arr, st = self._score_array(step, state, pod, nodes, hit, span, offsets)
             if arr is None:
                 return None, st
-            total = _add_weighted(total, arr, w)
+            total = _add_weighted(total, arr, w, step.weight0)
         if span_total is not None:
             if offsets is not None:
                 span_total = span_total[offsets]
@@ -595,13 +600,16 @@ class Framework:
                 pass
 
 
-def _add_weighted(total: np.ndarray | None, scores: np.ndarray, weight: int) -> np.ndarray:
+def _add_weighted(total: np.ndarray | None, scores: np.ndarray, weight: int, weight0: Any = None) -> np.ndarray:
     """``total + weight * scores`` in place (a new array for the first plugin: the plugin's own array may
-    be shared, e.g. a cached constant column)."""
+    be shared, e.g. a cached constant column). ``weight0``: the weight as a 0-d int64 array (the same
+    products, cheaper), or None."""
+    if weight0 is None:
+        weight0 = weight
     if total is None:
-        return scores * weight if weight != 1 else scores.copy()
+        return scores * weight0 if weight != 1 else scores.copy()
     if weight == 1:
         total += scores
     else:
-        total += scores * weight
+        total += scores * weight0
     return total
