@@ -91,17 +91,32 @@ def _walk_issues(obj: dict) -> list[validation.Issue]:
     return validation.validate_object(obj, obj["apiVersion"], obj["kind"])
 
 
+def _fields(objects: list[dict]) -> tuple[list[Any], list[Any], list[Any], list[Any] | None]:
+    """The objects' kind, apiVersion and metadata (and their names), as the loader reads them for the
+    validator."""
+    fields = loader._fields(objects)
+    assert fields is not None
+    kinds, apis, metas, names = fields
+    assert (kinds, apis, metas) == ([o.get("kind") for o in objects], [o.get("apiVersion") for o in objects],
+                                    [o.get("metadata") for o in objects])
+    assert names is None or names == [m.get("name") for m in metas]
+    assert names is not None or any(type(m) is not dict for m in metas)
+    return fields
+
+
 @SETTINGS
-@given(st.data(), st.sampled_from([(4, 1), (8, 2), (128, 16)]), st.booleans())
-def test_validator_gives_exactly_the_walks_issues(data: st.DataObject, sizes: tuple[int, int], plain: bool) -> None:
-    # the mutations put only what JSON and YAML readers make (plain dicts, lists, str, int, float, bool, None)
+@given(st.data(), st.sampled_from([(4, 1), (8, 2), (128, 16)]), st.booleans(), st.booleans())
+def test_validator_gives_exactly_the_walks_issues(data: st.DataObject, sizes: tuple[int, int], plain: bool,
+                                                  given_fields: bool) -> None:
+    # the mutations put only what JSON and YAML readers make (plain dicts, lists, str, int, float, bool, None);
+    # given_fields: the objects' kind, apiVersion and metadata handed over as the loader does
     count = data.draw(st.integers(1, 24), label="objects")
     objects = [_mutate(data.draw(st.sampled_from(SEEDS), label="seed"), data) for _ in range(count)]
     expected = [_walk_issues(obj) for obj in objects]
     saved = validation.WINDOW, validation.PART
     validation.WINDOW, validation.PART = sizes
     try:
-        checker = validation.Validator(objects, plain=plain)
+        checker = validation.Validator(objects, plain=plain, fields=_fields(objects) if given_fields else None)
         assert [checker.issues(obj, at) for at, obj in enumerate(objects)] == expected
         for at, obj in enumerate(objects):  # clean: no issue, and the loader may skip its label value check
             if checker.clean(obj, at):
@@ -228,6 +243,95 @@ def test_names_checked_without_the_pattern_are_checked_as_with_it(names: list[st
 
 
 @SETTINGS
+@given(st.lists(st.text(alphabet="abz09-.\né", min_size=1, max_size=300) | st.sampled_from(
+    ["x" * 63, "x" * 64, "y" * 253, "y" * 254, "a." * 126 + "b", "a." * 127, "-" * 64, "a" * 64 + "\n"]),
+    min_size=1, max_size=5))
+def test_names_checked_without_the_pattern_are_checked_with_their_length(names: list[str]) -> None:
+    # the longest name is found by the longest run without a line break, not by the length of each
+    for rule in (validation.DNS1123_LABEL, validation.DNS1123_SUBDOMAIN, validation.DNS1035_LABEL):
+        expected = all(rule.pattern.fullmatch(v) and len(v) <= rule.max_len for v in names)
+        assert validation._names_valid(rule, names) == expected, (rule.fmt, names)
+
+
+@SETTINGS
+@given(st.data(), st.booleans())
+def test_fields_read_from_the_items_give_the_walks_issues(data: st.DataObject, plain: bool) -> None:
+    # pods of one window whose specs set different optional fields: the batch check reads the values of
+    # such a type in one pass over the mappings' items (``_columns``), and must find what the walk finds
+    pods = [s for s in SEEDS if s["kind"] == "Pod"]
+    count = data.draw(st.integers(2, 12), label="objects")
+    objects = [_mutate(data.draw(st.sampled_from(pods), label="seed"), data) for _ in range(count)]
+    expected = [_walk_issues(obj) for obj in objects]
+    checker = validation.Validator(objects, plain=plain)
+    assert [checker.issues(obj, at) for at, obj in enumerate(objects)] == expected
+    assert all(issues == [] for flag, issues in zip(checker.flags(), expected, strict=True) if flag)
+
+
+def test_sparse_fields_are_read_from_the_items_and_dense_ones_looked_up() -> None:
+    # a test that fails when either way of reading the values is dead, or reads other values
+    web = next(s for s in SEEDS if s["metadata"]["name"] == "web-1")["spec"]
+    db = next(s for s in SEEDS if s["metadata"]["name"] == "db-0")["spec"]
+    plan = validation._schema()[0]["V1PodSpec"].plan
+    sparse = [web] + [db] * 7
+    keys = set().union(*sparse)
+    columns = validation._columns(sparse, keys, plan)
+    assert columns is not None
+    assert {k: columns[k] for k in keys} == {k: [d[k] for d in sparse if k in d] for k in keys}
+    assert validation._columns([web] * 8, set(web), plan) is None
+    assert validation._batch_clean({"V1PodSpec": copy.deepcopy(sparse)}, True)
+    bad = copy.deepcopy(sparse)
+    bad[5]["nodeName"] = 5
+    assert not validation._batch_clean({"V1PodSpec": bad}, True)
+
+
+# values where an absent field (None), an empty container or another value stands, in some of the objects
+# of a window only: the batch check drops the absent ones only where there are any
+HOLES = [
+    ("containers-none-item", ("spec", "containers"), [None]),
+    ("containers-empty", ("spec", "containers"), []),
+    ("containers-list-item", ("spec", "containers"), [["name"]]),
+    ("containers-text-item", ("spec", "containers"), ["name"]),
+    ("tolerations-none", ("spec", "tolerations"), None),
+    ("tolerations-none-item", ("spec", "tolerations"), [None, {"key": "a", "operator": "Exists"}]),
+    ("affinity-empty", ("spec", "affinity"), {}),
+    ("affinity-none", ("spec", "affinity"), None),
+    ("affinity-list", ("spec", "affinity"), []),
+    ("node-selector-empty", ("spec", "nodeSelector"), {}),
+    ("node-selector-none-value", ("spec", "nodeSelector"), {"a": None}),
+    ("node-selector-int-value", ("spec", "nodeSelector"), {"a": 1}),
+    ("spec-none", ("spec",), None),
+    ("spec-empty", ("spec",), {}),
+    ("spec-list", ("spec",), []),
+    ("status-none", ("status",), None),
+    ("overhead-none-value", ("spec", "overhead"), {"cpu": None}),
+    ("overhead-list-value", ("spec", "overhead"), {"cpu": []}),
+]
+
+
+@pytest.mark.parametrize(("path", "value"), [c[1:] for c in HOLES], ids=[c[0] for c in HOLES])
+@pytest.mark.parametrize("where", ["one", "all"])
+@pytest.mark.parametrize("plain", [True, False], ids=["plain", "exact"])
+def test_absent_values_and_empty_containers_checked_as_the_walk_checks_them(path: tuple, value: object, where: str,
+                                                                             plain: bool) -> None:
+    pending = next(s for s in SEEDS if s["metadata"]["name"] == "web-1")
+    objects = [copy.deepcopy(pending) for _ in range(8)]
+    for i, obj in enumerate(objects):
+        obj["metadata"]["name"] = f"web-{i}"
+        if where == "all" or i == 3:
+            parent: Any = obj
+            for key in path[:-1]:
+                parent = parent[key]
+            parent[path[-1]] = copy.deepcopy(value)
+    expected = [_walk_issues(obj) for obj in objects]
+    checker = validation.Validator(objects, plain=plain)
+    assert [checker.issues(obj, at) for at, obj in enumerate(objects)] == expected
+    flags = checker.flags()
+    assert all(issues == [] for flag, issues in zip(flags, expected, strict=True) if flag)
+    if all(issues == [] for issues in expected):  # (one culprit sends its whole part to the walk)
+        assert all(flags)
+
+
+@SETTINGS
 @given(st.lists(st.text(alphabet="aZ09-_.\n é/", max_size=66) | st.sampled_from(["a" * 63, "a" * 64, "", "-"]),
                 min_size=1, max_size=6, unique=True))
 def test_label_values_checked_without_the_pattern_are_checked_as_with_it(values: list[str]) -> None:
@@ -256,8 +360,9 @@ TOP_CULPRITS = [  # what the batch check leaves to the metadata check for object
 
 @pytest.mark.parametrize(("path", "value"), [c[1:] for c in TOP_CULPRITS], ids=[c[0] for c in TOP_CULPRITS])
 @pytest.mark.parametrize("plain", [True, False], ids=["plain", "exact"])
+@pytest.mark.parametrize("given_fields", [False, True], ids=["read", "given"])
 def test_objects_metadata_checked_once_per_window_as_the_walk_checks_it(path: tuple, value: object,
-                                                                          plain: bool) -> None:
+                                                                          plain: bool, given_fields: bool) -> None:
     pending = next(s for s in SEEDS if s["metadata"]["name"] == "web-1")
     objects = [copy.deepcopy(pending) for _ in range(40)]
     for i, obj in enumerate(objects):
@@ -268,7 +373,7 @@ def test_objects_metadata_checked_once_per_window_as_the_walk_checks_it(path: tu
         parent = parent[key]
     parent[path[-1]] = value
     expected = [_walk_issues(obj) for obj in objects]
-    checker = validation.Validator(objects, plain=plain)
+    checker = validation.Validator(objects, plain=plain, fields=_fields(objects) if given_fields else None)
     assert [checker.issues(obj, at) for at, obj in enumerate(objects)] == expected
     flags = checker.flags()
     for at, obj in enumerate(objects):  # clean: no issue, and valid label keys and values

@@ -22,6 +22,7 @@ import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -533,12 +534,26 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
     unnamed = False  # a pod with only generateName is queued
     # the schema check of many objects at once first: the clean ones (nearly all) are then not walked;
     # clean[position] is 1 for those
-    clean = validation.Validator((obj for _, obj, _ in objects), plain=parsed).flags() if mode != "ignore" else None
+    clean = None
+    fields: tuple[list[Any], list[Any], list[Any], list[Any] | None] | None = None
+    if mode != "ignore":
+        objs = [obj for _, obj, _ in objects]
+        if parsed:  # plain dicts: each object's kind, apiVersion and metadata (and its name) read once, for
+            # the schema check and for the checks below, by C-level passes
+            fields = _fields(objs)
+        clean = validation.Validator(objs, plain=parsed, fields=fields).flags()
+    kinds, apis, metas, names = fields or ([], [], [], None)
 
     for position, item in enumerate(objects):
         doc, obj, where = item
-        kind, api, meta = obj.get("kind"), obj.get("apiVersion"), obj.get("metadata")
-        name = meta.get("name") if type(meta) is dict else None
+        if fields is None:
+            kind, api, meta = obj.get("kind"), obj.get("apiVersion"), obj.get("metadata")
+        else:
+            kind, api, meta = kinds[position], apis[position], metas[position]
+        if names is None:
+            name = meta.get("name") if type(meta) is dict else None
+        else:
+            name = names[position]
         if type(name) is str and name and type(kind) is str and kind and type(api) is str and api:
             # the usual object (plain metadata, a name, kind and apiVersion strings): it passes every check
             # below up to the kind's, so only the latest timestamp is taken here
@@ -633,6 +648,21 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
     if not any(k in cluster.workloads for k in EXPANDED_KINDS):
         _warn_nothing_to_do(cluster)  # else the controllers layer says what expansion left to do
     return cluster
+
+
+def _fields(objs: list[dict]) -> tuple[list[Any], list[Any], list[Any], list[Any] | None] | None:
+    """The kind, apiVersion and metadata of each of ``objs`` (plain dicts), and the metadata's name (None
+    when a metadata is no dict); None when an object is no dict after all."""
+    get: Any = dict.get
+    try:
+        kinds, apis, metas = (list(map(get, objs, repeat(field))) for field in ("kind", "apiVersion", "metadata"))
+    except TypeError:
+        return None
+    try:
+        names: list[Any] | None = list(map(get, metas, repeat("name")))
+    except TypeError:  # (dict.get of a metadata that is no dict)
+        names = None
+    return kinds, apis, metas, names
 
 
 def _name_generated_pods(cluster: Cluster, pods_raw: list[tuple[Document, dict, str]]

@@ -343,32 +343,42 @@ def _batch_clean(groups: dict[str, list[dict]], plain: bool = False) -> bool:
         if not tt.known.issuperset(keys):
             return False
         plan = tt.plan
+        # a field's values: those present, read in one pass over the mappings' items where that costs less
+        # (``_columns``), else looked up in every mapping (None where the field is absent)
+        columns = _columns(ds, keys, plan) if len(keys) >= _SPARSE_KEYS else None
         for key in keys:
             step = plan.get(key)
             if step is None:  # anything goes
                 continue
             kind, arg, strs = step
+            column = None if columns is None else columns[key]
             if kind == _SCALAR:
-                if strs and plain and _joins(join, map(get, ds, repeat(key), repeat(""))):
+                if strs and plain and _joins(join, map(get, ds, repeat(key), repeat("")) if column is None
+                                             else column):
                     continue
-                if not arg.issuperset(map(type, map(get, ds, repeat(key)))):
+                if not arg.issuperset(map(type, map(get, ds, repeat(key)) if column is None else column)):
                     return False
                 continue
-            vals = list(map(get, ds, repeat(key)))
-            if kind == _OTHER or not (_LIST_OR_NONE if kind == _OBJ_LIST or kind == _LIST
-                                      else _DICT_OR_NONE).issuperset(map(type, vals)):
+            if kind == _OTHER:
                 return False
-            present = list(filter(None, vals))  # None and empty containers hold nothing to check
+            vals: list[Any] = list(map(get, ds, repeat(key))) if column is None else column
+            found = set(map(type, vals))  # (what the next steps need to know of the values, in one pass)
+            if not (_LIST_OR_NONE if kind == _OBJ_LIST or kind == _LIST else _DICT_OR_NONE).issuperset(found):
+                return False
+            # None (an absent field) holds nothing to check, and the steps below cannot take it: dropped
+            # when there is one. Empty containers hold nothing either, and pass the steps below as they are
+            present = list(filter(None, vals)) if _NONE in found else vals
             if not present:
                 continue
             if kind == _OBJ:
-                pending.setdefault(arg, []).extend(present)
+                _add(pending, arg, present)
             elif kind == _OBJ_LIST or kind == _OBJ_MAP:
                 items = list(chain.from_iterable(present) if kind == _OBJ_LIST
                              else chain.from_iterable(map(values, present)))
-                if not _DICT_OR_NONE.issuperset(map(type, items)):
+                found = set(map(type, items))
+                if not _DICT_OR_NONE.issuperset(found):
                     return False
-                pending.setdefault(arg, []).extend(filter(None, items))
+                _add(pending, arg, list(filter(None, items)) if _NONE in found else items)
             elif arg is not None:
                 # lists' items and maps' values (quantities, mostly strings) as the scalars above
                 if strs and plain and _joins(join, chain.from_iterable(present if kind == _LIST
@@ -378,6 +388,36 @@ def _batch_clean(groups: dict[str, list[dict]], plain: bool = False) -> bool:
                 if not arg.issuperset(map(type, inner)):
                     return False
     return True
+
+
+# Looking a field up in every mapping of a type costs about as much where it is absent as where it is
+# there: for types with many optional fields (a pod's spec: a dozen fields of which three or four are set)
+# most lookups find nothing. Their values are then read in one pass over the mappings' items instead, a
+# Python loop that costs more per value but nothing per absent field. Estimated costs (instructions, from
+# callgrind): a lookup ~320 per mapping and field; the pass ~600 per mapping and ~280 per value
+_SPARSE_KEYS = 5  # fewer fields than this: always looked up
+
+
+def _columns(ds: list[dict], keys: set[Any], plan: dict[str, Any]) -> dict[Any, list[Any]] | None:
+    """The values of each field of ``ds`` (mappings, all of whose fields are ``keys``), those present in
+    the mappings' order, when that is cheaper to read than each planned field in every mapping; else None."""
+    planned = len(keys & plan.keys())
+    n = len(ds)
+    if 32 * planned * n <= 60 * n + 28 * sum(map(len, ds)):
+        return None
+    columns: dict[Any, list[Any]] = {key: [] for key in keys}
+    for key, value in chain.from_iterable(map(dict.items, ds)):
+        columns[key].append(value)
+    return columns
+
+
+def _add(pending: dict[str, list[dict]], code: str, ds: list[dict]) -> None:
+    """``ds`` (a list of the caller's own) added to the mappings of type ``code`` still to check."""
+    got = pending.get(code)
+    if got is None:
+        pending[code] = ds  # (not copied)
+    else:
+        got.extend(ds)
 
 
 def _joins(join: Any, strings: Iterable[object]) -> bool:
@@ -399,15 +439,20 @@ class Validator:
     ``WINDOW`` objects is batch-checked when its first object is asked for, and an object found clean
     (fields, names, and the values of its labels) is not walked. The objects must not change in between
     (loaded objects never do). ``plain``: the objects are as a JSON or YAML reader makes them (see
-    ``_batch_clean``)."""
+    ``_batch_clean``). ``fields``: the objects' ``kind``, ``apiVersion`` and ``metadata`` as ``dict.get``
+    reads them, and the metadata's ``name`` (None: not read, a metadata is no dict), lists in the objects'
+    order, when the caller has read them already (the loader does, for its own checks): they are then not
+    read again."""
 
-    __slots__ = ("_clean", "_done", "_objects", "_plain")
+    __slots__ = ("_clean", "_done", "_fields", "_objects", "_plain")
 
-    def __init__(self, objects: Iterable[object], *, plain: bool = False) -> None:
+    def __init__(self, objects: Iterable[object], *, plain: bool = False,
+                 fields: tuple[list[Any], list[Any], list[Any], list[Any] | None] | None = None) -> None:
         self._objects = list(objects)
         self._clean = bytearray(len(self._objects))  # 1 at the positions of the objects found clean
         self._done = 0  # the objects before this position have been batch-checked
         self._plain = plain
+        self._fields = fields
 
     def clean(self, obj: dict, at: int) -> bool:
         """True when ``obj``, the object at position ``at``, has no issue and every key and value of its
@@ -433,20 +478,40 @@ class Validator:
     def _check(self, start: int) -> None:
         self._done = end = start + WINDOW
         objs = self._objects[start:end]
-        codes = _codes(objs)
-        if self._clean_batch(start, objs, codes):
+        metas: list[Any] | None = None
+        names: list[Any] | None = None
+        if self._fields is None:
+            codes = _codes(objs)
+        else:
+            kinds, apis, metas, names = (None if column is None else column[start:end] for column in self._fields)
+            codes = _codes(objs, kinds, apis)
+        if self._clean_batch(start, objs, codes, metas, names):
             return
         for part in range(0, len(objs), PART):  # a culprit: the parts without one are still spared the walk
-            self._clean_batch(start + part, objs[part:part + PART], codes[part:part + PART])
+            self._clean_batch(start + part, objs[part:part + PART], codes[part:part + PART],
+                              None if metas is None else metas[part:part + PART],
+                              None if names is None else names[part:part + PART])
 
-    def _clean_batch(self, start: int, objs: list[object], codes: list[str | None]) -> bool:
+    def _clean_batch(self, start: int, objs: list[object], codes: list[str | None],
+                     metas: list[Any] | None = None, names: list[Any] | None = None) -> bool:
         known = set(codes)
         known.discard(None)
+        tops: dict[Any, list[Any]] | None = None
+        named: dict[Any, list[Any]] | None = None
         if len(known) == 1 and None not in codes:  # the common case: one kind
-            groups = {known.pop(): objs}
+            code = known.pop()
+            groups = {code: objs}
+            if metas is not None:
+                tops = {code: metas}
+                if names is not None:
+                    named = {code: names}
         else:  # one C-level pass over the window per kind
             groups = {code: list(compress(objs, map(eq, codes, repeat(code)))) for code in known}
-        if not _window_clean(groups, self._plain):  # type: ignore[arg-type]
+            if metas is not None:
+                tops = {code: list(compress(metas, map(eq, codes, repeat(code)))) for code in known}
+                if names is not None:
+                    named = {code: list(compress(names, map(eq, codes, repeat(code)))) for code in known}
+        if not _window_clean(groups, self._plain, tops, named):  # type: ignore[arg-type]
             return False
         if None in codes:
             for at, code in enumerate(codes, start):
@@ -457,18 +522,22 @@ class Validator:
         return True
 
 
-def _codes(objs: list[object]) -> list[str | None]:
-    """The schema's type code of each of ``objs`` (None: not a dict, or of a kind the schema does not know)."""
+def _codes(objs: list[object], kinds: list[Any] | None = None, apis: list[Any] | None = None
+           ) -> list[str | None]:
+    """The schema's type code of each of ``objs`` (None: not a dict, or of a kind the schema does not know).
+    ``kinds`` and ``apis``: the objects' ``kind`` and ``apiVersion`` (dicts all), when the caller has them."""
     models = _models()
     get: Any = dict.get
-    if _DICT.issuperset(map(type, objs)):
-        # the common case, objects of one kind: equal texts, compared without hashing each
-        kinds, apis = list(map(get, objs, repeat("kind"))), list(map(get, objs, repeat("apiVersion")))
-        if kinds and kinds.count(kinds[0]) == len(kinds) and apis.count(apis[0]) == len(apis) \
-                and type(kinds[0]) is str and type(apis[0]) is str:
+    if kinds is not None or _DICT.issuperset(map(type, objs)):
+        if kinds is None or apis is None:
+            kinds, apis = list(map(get, objs, repeat("kind"))), list(map(get, objs, repeat("apiVersion")))
+        # the common case, objects of one kind: apiVersions compared without hashing each; the kinds hashed
+        # into a set (the loader hashes each kind all the same, to look it up, and then finds its hash)
+        if kinds and apis.count(apis[0]) == len(apis) and type(kinds[0]) is str and type(apis[0]) is str \
+                and _one(kinds):
             return [models.get((apis[0], kinds[0]))] * len(objs)
         try:
-            pairs = zip(map(get, objs, repeat("apiVersion")), map(get, objs, repeat("kind")), strict=True)
+            pairs = zip(apis, kinds, strict=True)
             return list(map(models.get, pairs))
         except TypeError:  # an unhashable apiVersion or kind (a list): found below
             pass
@@ -481,6 +550,14 @@ def _codes(objs: list[object]) -> list[str | None]:
                 code = models.get((api, kind))
         out.append(code)
     return out
+
+
+def _one(values: list[Any]) -> bool:
+    """Whether ``values`` (not empty) are all equal to the first, hashable all."""
+    try:
+        return len(set(values)) == 1
+    except TypeError:
+        return False
 
 
 @cache
@@ -507,11 +584,8 @@ def _all_match(pattern: re.Pattern[str], texts: list[str]) -> bool:
 
 # DNS-1123 labels and subdomains without the regular expression engine (which costs some 80 instructions
 # a character): the characters allowed, then where '-' and '.' may not stand, found with substring searches
+# (``_names_valid``)
 _LOWER_ALNUM = "abcdefghijklmnopqrstuvwxyz0123456789"
-_DROP_LABEL = str.maketrans("", "", _LOWER_ALNUM + "-\n")
-_DROP_SUBDOMAIN = str.maketrans("", "", _LOWER_ALNUM + "-.\n")
-_BAD_LABEL = ("\n-", "-\n")  # a label starts and ends with an alphanumeric character
-_BAD_SUBDOMAIN = ("\n-", "-\n", "\n.", ".\n", "..", ".-", "-.")  # so does each dot-separated label
 # label values (apimachinery's IsValidLabelValue): at most 63 characters, empty or alphanumeric at both
 # ends, '-', '_', '.' inside
 _LABEL_VALUE_MAX = 63
@@ -533,18 +607,40 @@ def _label_values_match(values: set[str] | list[str]) -> bool:
     return len(joined) <= _LABEL_VALUE_MAX or max(map(len, values)) <= _LABEL_VALUE_MAX
 
 
+# the same for a window's names, as ASCII bytes, whose translate and searches cost a few instructions a
+# character (str.translate deleting characters looks each one up in a dict): the allowed characters, then
+# every dot made a line break (a subdomain's labels each on a line of their own, as the names are) so that
+# three searches find what seven did, and the length by the longest run of a line's characters
+_LABEL_BYTES = (_LOWER_ALNUM + "-\n").encode()
+_SUBDOMAIN_BYTES = (_LOWER_ALNUM + "-.\n").encode()
+_DOT_TO_BREAK = bytes.maketrans(b".", b"\n")
+_LINE_TO_X = bytes.maketrans(bytes(range(256)), b"x" * 10 + b"\n" + b"x" * 245)  # all but '\n' to 'x'
+_BAD_LABELS = (b"\n-", b"-\n", b"\n\n")  # a label starts and ends with an alphanumeric character, is not empty
+
+
 def _names_valid(rule: NameRule, names: list[str]) -> bool:
-    """Whether every one of ``names`` (non-empty strings) matches ``rule``'s pattern."""
+    """Whether every one of ``names`` (non-empty strings) matches ``rule``'s pattern and is at most
+    ``rule.max_len`` characters long."""
     if rule is DNS1035_LABEL:
-        return _all_match(_joined(rule.fmt), names)
-    subdomain = rule is DNS1123_SUBDOMAIN
+        return max(map(len, names)) <= rule.max_len and _all_match(_joined(rule.fmt), names)
     joined = "\n".join(names)
-    if joined.count("\n") != len(names) - 1 or joined.translate(_DROP_SUBDOMAIN if subdomain else _DROP_LABEL):
+    try:
+        data = joined.encode("ascii")
+    except UnicodeEncodeError:  # a character no name may hold
         return False
-    ends = "-." if subdomain else "-"
-    if joined[0] in ends or joined[-1] in ends:
+    if data.count(b"\n") != len(names) - 1:  # a name holding a line break
         return False
-    return not any(bad in joined for bad in (_BAD_SUBDOMAIN if subdomain else _BAD_LABEL))
+    subdomain = rule is DNS1123_SUBDOMAIN
+    if data.translate(None, _SUBDOMAIN_BYTES if subdomain else _LABEL_BYTES):
+        return False
+    longest = rule.max_len
+    if len(data) > longest and b"x" * (longest + 1) in data.translate(_LINE_TO_X):
+        return False
+    if subdomain:
+        data = data.translate(_DOT_TO_BREAK)
+    if data[0] in b"-\n" or data[-1] in b"-\n":
+        return False
+    return not (_BAD_LABELS[0] in data or _BAD_LABELS[1] in data or _BAD_LABELS[2] in data)
 
 
 # label values found valid: a snapshot repeats a few thousand of them (zones, pools, template hashes)
@@ -574,26 +670,32 @@ def _labels_valid(maps: list[dict]) -> bool:
     return True
 
 
-def _window_clean(groups: dict[str, list[dict]], plain: bool = False) -> bool:
+def _window_clean(groups: dict[str, list[dict]], plain: bool = False,
+                  given: dict[str, list[Any]] | None = None, names: dict[str, list[Any]] | None = None) -> bool:
     """``_batch_clean`` and ``_names_clean`` of ``groups`` (type code -> objects of that kind, each a
     dict), their metadata read once. ``plain`` (see ``_batch_clean``): the batch check leaves the objects'
     own ``apiVersion`` and ``kind`` (strings: ``_codes`` found their code) and ``metadata.name``,
     ``namespace`` and ``labels`` to ``_metas_clean``, which checks their types too (label values as
-    distinct ones, all strings)."""
+    distinct ones, all strings). ``given``: the objects' ``metadata`` (by type code, in the objects' order),
+    when the caller has read them; ``names``: likewise their ``metadata.name``."""
     get: Any = dict.get
     tops: dict[str, list[dict]] = {}
     batch: dict[str, list[dict]] = {}
     for code, objs in groups.items():
-        metas = list(map(get, objs, repeat("metadata")))
-        if not _DICT_OR_NONE.issuperset(map(type, metas)):
+        metas: list[Any] = list(map(get, objs, repeat("metadata"))) if given is None else given[code]
+        found = set(map(type, metas))
+        if not _DICT_OR_NONE.issuperset(found):
             return False
-        tops[code] = metas = list(filter(None, metas))
+        if _NONE in found:  # (an empty mapping, like an absent one, holds nothing to check)
+            metas = list(filter(None, metas))
+            names = None  # (theirs no longer stand by them)
+        tops[code] = metas
         if plain:
             batch[code + TOP] = objs
             batch.setdefault(TOP_META, []).extend(metas)
         else:
             batch[code] = objs
-    return _batch_clean(batch, plain) and _metas_clean(tops)
+    return _batch_clean(batch, plain) and _metas_clean(tops, names)
 
 
 def _names_clean(groups: dict[str, list[dict]]) -> bool:
@@ -605,25 +707,28 @@ def _names_clean(groups: dict[str, list[dict]]) -> bool:
     return _metas_clean({code: list(filter(None, map(get, objs, repeat("metadata")))) for code, objs in groups.items()})
 
 
-def _metas_clean(tops: dict[str, list[dict]]) -> bool:
+def _metas_clean(tops: dict[str, list[dict]], given: dict[str, list[Any]] | None = None) -> bool:
     """``_names_clean`` of the metadata (mappings) of objects, by type code; their labels are mappings or
-    None, all their keys and values valid label keys and values."""
+    None, all their keys and values valid label keys and values. ``given``: their names (by type code, in
+    their order), when the caller has read them."""
     get: Any = dict.get
     kinds = _kind_of_code()
     for code, metas in tops.items():
         kind = kinds[code]
         maps = list(map(get, metas, repeat("labels")))
-        if not _DICT_OR_NONE.issuperset(map(type, maps)):
+        found = set(map(type, maps))
+        if not _DICT_OR_NONE.issuperset(found):
             return False
-        maps = list(filter(None, maps))
+        if _NONE in found:  # (an empty map, like an absent one, holds no label)
+            maps = list(filter(None, maps))
         if maps and not _labels_valid(maps):
             return False
         rule = _RULES.get(kind, DNS1123_SUBDOMAIN)
-        names = list(map(get, metas, repeat("name")))
+        names = list(map(get, metas, repeat("name"))) if given is None else given[code]
         if not _STR_OR_NONE.issuperset(map(type, names)):
             return False
         names = list(filter(None, names))
-        if names and (max(map(len, names)) > rule.max_len or not _names_valid(rule, names)):
+        if names and not _names_valid(rule, names):
             return False
         try:
             spaces = set(map(get, metas, repeat("namespace")))  # a few, each checked once
