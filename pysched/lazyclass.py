@@ -7,7 +7,9 @@ of them and compares or prints only a handful. Here the fields, defaults, slots,
 ``replace()``, ``asdict()`` and ``__match_args__`` come from the standard decorator itself (called with the
 method generation off); each method is put on the class as a small stand-in which, at its first call,
 compiles the same code the standard decorator would have compiled, puts it on the class and runs it.
-From then on a call costs what it did. ``__repr__`` (printing only) and the frozen classes' refusal to
+From then on a call costs what it did. (``__init__`` is made from a template shared by the classes whose
+fields have the same kinds in the same order; the templates of the package's dataclasses are stored compiled
+in ``pysched/_lazyclass_inits.py``, written by ``tools/gen_lazyclass_inits.py``.) ``__repr__`` (printing only) and the frozen classes' refusal to
 assign are plain functions, never compiled. For type checkers this module is ``dataclasses.dataclass``.
 
 What it does not reproduce goes to the standard decorator as it is: ``order``, ``unsafe_hash``,
@@ -87,6 +89,44 @@ def _init_source(fields: tuple[dataclasses.Field, ...], names: list[str], me: st
     return f"def __init__({', '.join(params)}):\n{lines}\n", positional, keyword
 
 
+def _compiled(source: str) -> CodeType:
+    """The code of the one function ``source`` defines, compiled as the standard decorator would."""
+    return next(c for c in compile(source, "<string>", "exec").co_consts if isinstance(c, CodeType))
+
+
+#: the stored templates (pysched/_lazyclass_inits.py) by their source; read at the first compilation
+_STORED: dict[str, CodeType] | None = None
+
+
+def _stored() -> dict[str, CodeType]:
+    global _STORED
+    if _STORED is None:
+        from pysched import _lazyclass_inits as store
+
+        _STORED = dict(zip(store.SOURCES, store.CODES, strict=True))
+    return _STORED
+
+
+def _template(source: str) -> CodeType:
+    """The compiled template of ``source``: the stored one when the store has it (the code compiling it
+    here gives, compiled with the package under another name, file and line: those set as compiling here
+    sets them), else compiled now. Compiling the ~40 templates a run uses was some 30 M instructions of
+    every run."""
+    stored = _stored().get(source)
+    template = stored.replace(co_name="__init__", co_qualname="__init__", co_filename="<string>",
+                              co_firstlineno=1) if stored is not None else _compiled(source)
+    _INIT_CODE[source] = template
+    return template
+
+
+def template_source(cls: type) -> str:
+    """The source of the ``__init__`` template of a dataclass made by this module (what the store holds)."""
+    fields = dataclasses.fields(cls)
+    me = "__dataclass_self__" if any(f.name == "self" for f in fields) else "self"
+    return _init_source(fields, [f"_f{i}" for i in range(len(fields))], me, cls.__dict__["__dataclass_frozen__"],
+                        "__slots__" in cls.__dict__, hasattr(cls, "__post_init__"))[0]
+
+
 def _make_init(cls: type, frozen: bool, slots: bool) -> Any:
     fields = dataclasses.fields(cls)
     real = [f.name for f in fields]
@@ -108,10 +148,7 @@ def _make_init(cls: type, frozen: bool, slots: bool) -> Any:
     # and (frozen: the names given to __setattr__) the constants: the same bytecode as the real source's
     rename = {n: f.name for n, f in zip(numbered, fields, strict=True)}
     rename.update((f"_dflt_{n}", f"_dflt_{f.name}") for n, f in zip(numbered, fields, strict=True))
-    template = _INIT_CODE.get(source)
-    if template is None:
-        template = _INIT_CODE[source] = next(c for c in compile(source, "<string>", "exec").co_consts
-                                             if isinstance(c, CodeType))
+    template = _INIT_CODE.get(source) or _template(source)
     names = tuple(rename.get(n, n) for n in template.co_names)
     varnames = tuple(rename.get(n, n) for n in template.co_varnames)
     with_default = [rename[n] in defaults for n in positional]
