@@ -150,3 +150,31 @@ def test_a_run_freezes_what_its_imports_built_and_importing_the_cli_leaves_the_c
                 + "import pysched.cli.main\n"
                 "print(gc.isenabled(), gc.get_freeze_count())\n")
         assert python_lines(code)[-1] == f"{not disabled} 0"
+
+
+DRA_SCENARIO = Path(__file__).resolve().parent / "conformance" / "dra" / "001-dra.yaml"
+DRA_MODULES = ("pysched.model.dra", "pysched.model.dracel", "pysched.plugins.dra_allocator")
+
+
+@pytest.mark.parametrize(("which", "loaded"), [("demo-json", False), ("dra", True)])
+def test_dra_machinery_is_imported_at_the_first_dra_object(which: str, loaded: bool, tmp_path: Path) -> None:
+    """The DRA objects' parsing (pysched.model.dra, its CEL compiler) and the allocator are imported when
+    a snapshot has DRA objects: a run without any leaves them unloaded, and a run with them prints what a
+    run with every module imported beforehand prints."""
+    import json
+
+    import pysched.model.dra
+    import pysched.plugins.dra_allocator  # noqa: F401 - the in-process run below: everything imported
+
+    snapshot = str(demo_as_json(tmp_path) if which == "demo-json" else DRA_SCENARIO)
+    args = ["simulate", snapshot, "-o", "json", "-q"]
+    code = ("import atexit, sys\n"
+            f"atexit.register(lambda: print([n in sys.modules for n in {DRA_MODULES!r}]))\n"
+            f"sys.argv = ['pysched', *{args!r}]\n"
+            "from pysched.cli.main import main\n"
+            "main()\n")
+    *printed, modules = python_lines(code)
+    assert modules == str([loaded] * len(DRA_MODULES))
+    code, whole = _out(app, args)
+    assert code == 0 and json.loads("\n".join(printed)) == json.loads(whole)
+    assert json.loads(whole)["bindings"]

@@ -5,16 +5,19 @@ Parsing raises ``FieldError`` with the field path (loaders add the file and obje
 is compiled at load: one that does not compile is an input error naming the object and the field, as the
 API server would have refused the object. Objects are never mutated: a simulation keeps claim status
 (allocation, reservedFor) in its own state.
+
+This module (and the CEL compiler) is imported at a run's first DRA object; what every run uses, the API
+version and the container of a snapshot's DRA objects, is in ``pysched.model.dra_objects``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from pysched.errors import QuantityError, SelectorError
 from pysched.lazyclass import dataclass
+from pysched.model.dra_objects import API_VERSION as API_VERSION, DRAObjects as DRAObjects
 from pysched.model.dracel import CelError, DeviceInput, Selector, Version, compile_selector, parse_semver
 from pysched.model.labels import NodeSelector
 from pysched.model.objects import FieldError, ObjectMeta, _bool, _int, _list, _map, _show, _str, _str_list
@@ -23,7 +26,6 @@ from pysched.model.quantity import parse_quantity
 if TYPE_CHECKING:
     from fractions import Fraction
 
-API_VERSION = "resource.k8s.io/v1"
 ANN_POD_CLAIM_NAME = "resource.kubernetes.io/pod-claim-name"
 FINALIZER = "resource.kubernetes.io/delete-protection"
 EXACT_COUNT = "ExactCount"
@@ -351,19 +353,6 @@ def parse_claim_template(raw: Mapping) -> ResourceClaimTemplate:
     meta = ObjectMeta.parse(raw.get("metadata") or {}, "metadata")
     spec = _map(raw, "spec", "")
     return ResourceClaimTemplate(meta, parse_claim_spec(_map(spec, "spec", "spec"), "spec.spec"))
-
-
-# --------------------------------------------------------------------------- all DRA objects of a snapshot
-
-@dataclass
-class DRAObjects:
-    classes: dict[str, DeviceClass] = field(default_factory=dict)
-    slices: list[ResourceSlice] = field(default_factory=list)
-    claims: list[ResourceClaim] = field(default_factory=list)
-    templates: dict[str, ResourceClaimTemplate] = field(default_factory=dict)  # ns/name
-
-    def __bool__(self) -> bool:
-        return bool(self.classes or self.slices or self.claims or self.templates)
 
 
 def generated_claim_name(pod_name: str, pod_claim: str, pod_uid: str) -> str:

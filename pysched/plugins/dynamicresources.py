@@ -18,7 +18,7 @@ results from scratch in every cycle, as upstream does.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pysched.framework.cycle_state import CycleState, StateData
 from pysched.framework.interface import (
@@ -36,13 +36,16 @@ from pysched.framework.interface import (
 from pysched.framework.status import PRE_FILTER_SKIP, Code, Status
 from pysched.framework.whatif import DEVICES, Change, WhatIfPlugin
 from pysched.lazyclass import dataclass
-from pysched.model.dra import ALL, Allocation, ResourceClaim
-from pysched.model.dracel import CelError
 from pysched.model.labels import NodeSelector
 from pysched.model.objects import Pod
-from pysched.plugins.dra_allocator import AllocationError, Allocator, gather_pools
 from pysched.snapshot.dra import ClaimLookupError, DRAState
 from pysched.snapshot.nodeinfo import NodeInfo
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from pysched.model.dra import Allocation, ResourceClaim
+    from pysched.plugins.dra_allocator import Allocator
 
 NAME = "DynamicResources"
 STATE_KEY = NAME
@@ -88,6 +91,14 @@ class _State(StateData):
 
 
 _NO_CLAIMS = _State()  # the state of every pod without claims (read only)
+
+
+def _allocation() -> ModuleType:
+    """``pysched.plugins.dra_allocator``, imported at the first pod with claims: a run without DRA objects
+    imports neither it nor ``pysched.model.dra`` and its CEL compiler."""
+    from pysched.plugins import dra_allocator
+
+    return dra_allocator
 
 
 def _missing_state() -> Status:
@@ -175,6 +186,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         return None
 
     def _allocator(self, dra: DRAState) -> Allocator:
+        allocation = _allocation()
+        Allocator, gather_pools = allocation.Allocator, allocation.gather_pools
         if not self._batched():
             return Allocator(dra.classes, dra.allocated_devices(from_scratch=True),
                              lambda node: gather_pools(dra.slices, node), None)
@@ -202,7 +215,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             claims = s.todo
             try:
                 allocations = s.allocator.allocate(n, claims)
-            except AllocationError as e:
+            except _allocation().AllocationError as e:  # (evaluated only when the allocator raised)
                 return Status.as_error(str(e))
             if allocations is None or len(allocations) != len(claims):
                 return Status.unresolvable(MSG_CANNOT_ALLOCATE)
@@ -325,7 +338,7 @@ def diagnose(dra: DRAState, pod: Pod, node: Any) -> dict:
     except ClaimLookupError as e:
         out["error"] = str(e)
         return out
-    pools = gather_pools(dra.slices, node)
+    pools = _allocation().gather_pools(dra.slices, node)
     devices = [((p.driver, p.name, d.name), d) for p in pools for s in p.slices for d in s.devices]
     in_use = dra.allocated
     held: set[tuple[str, str, str]] = set()
@@ -356,6 +369,9 @@ def diagnose(dra: DRAState, pod: Pod, node: Any) -> dict:
 
 
 def _request_row(dra: DRAState, claim: ResourceClaim, sub: Any, name: str, devices: list, in_use: Any) -> dict:
+    from pysched.model.dra import ALL
+    from pysched.model.dracel import CelError
+
     cls = dra.classes.get(sub.device_class)
     of_class = selectable = free = 0
     held = []

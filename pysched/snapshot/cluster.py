@@ -7,7 +7,7 @@ from dataclasses import field
 from typing import Any
 
 from pysched.lazyclass import dataclass
-from pysched.model.dra import DRAObjects
+from pysched.model.dra_objects import DRAObjects
 from pysched.model.labels import NodeSelector
 from pysched.model.objects import (
     Namespace,

@@ -9,18 +9,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from pysched.model.dra import (
-    ANN_POD_CLAIM_NAME,
-    Allocation,
-    Consumer,
-    DRAObjects,
-    ResourceClaim,
-    ResourceSlice,
-    generated_claim_name,
-)
 from pysched.model.objects import ObjectMeta, Pod
 
 if TYPE_CHECKING:
+    from pysched.model.dra import Allocation, ResourceClaim, ResourceSlice
+    from pysched.model.dra_objects import DRAObjects
     from pysched.model.objects import Node
 
 DeviceID = tuple[str, str, str]  # driver, pool, device
@@ -76,6 +69,9 @@ class DRAState:
                 self.notes.append(f"template {pod.namespace}/{template} of pod {pod.key} (claim {name}) does not "
                                   "exist: no claim created")
                 continue
+            # (pysched.model.dra is imported where a claim is made or changed: runs without DRA objects do neither)
+            from pysched.model.dra import ANN_POD_CLAIM_NAME, ResourceClaim, generated_claim_name
+
             claim_name = generated_claim_name(pod.name, name, pod.uid)
             meta = ObjectMeta(claim_name, pod.namespace, f"{pod.uid}-{name}", dict(tmpl.meta.labels),
                               {**tmpl.meta.annotations, ANN_POD_CLAIM_NAME: name}, pod.meta.creation,
@@ -181,6 +177,8 @@ class DRAState:
 
     def allocate_and_reserve(self, claim: ResourceClaim, allocation: Allocation | None, pod: Pod) -> ResourceClaim:
         """PreBind's write: the allocation (when new) and the pod in reservedFor."""
+        from pysched.model.dra import Consumer
+
         cur = self.claims.get(claim.key, claim)
         new = replace(cur, allocation=allocation if allocation is not None else cur.allocation,
                       reserved_for=(*cur.reserved_for, Consumer("pods", pod.name, pod.uid)))

@@ -13,13 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from pysched.lazyclass import dataclass
-from pysched.model.dra import (
-    API_VERSION as DRA_API_VERSION,
-    parse_claim_template,
-    parse_device_class,
-    parse_resource_claim,
-    parse_resource_slice,
-)
+from pysched.model.dra_objects import API_VERSION as DRA_API_VERSION
 from pysched.model.objects import (
     parse_namespace,
     parse_node,
@@ -133,6 +127,25 @@ def _workload(cluster: Cluster, raw: Mapping, spec: KindSpec) -> None:
     w.index = len(cluster.workload_order)
     cluster.workloads.setdefault(spec.kind, []).append(w)
     cluster.workload_order.append(w)
+
+
+def _dra_parser(name: str) -> Callable[..., Any]:
+    """The parse function ``name`` of ``pysched.model.dra``, which is imported at the first DRA object: a
+    run without any does not import it (nor the CEL compiler it imports)."""
+
+    def parse(*args: Any, **kwargs: Any) -> Any:
+        from pysched.model import dra
+
+        return getattr(dra, name)(*args, **kwargs)
+
+    parse.__name__ = parse.__qualname__ = name
+    return parse
+
+
+parse_device_class = _dra_parser("parse_device_class")
+parse_resource_slice = _dra_parser("parse_resource_slice")
+parse_resource_claim = _dra_parser("parse_resource_claim")
+parse_claim_template = _dra_parser("parse_claim_template")
 
 
 def _workload_kind(kind: str, api: str, plural: str, live: Live | None, creates_pods: bool) -> KindSpec:
