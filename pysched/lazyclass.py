@@ -8,25 +8,34 @@ of them and compares or prints only a handful. Here the fields, defaults, slots,
 method generation off); each method is put on the class as a small stand-in which, at its first call,
 compiles the same code the standard decorator would have compiled, puts it on the class and runs it.
 From then on a call costs what it did. (``__init__`` is made from a template shared by the classes whose
-fields have the same kinds in the same order; the templates of the package's dataclasses are stored compiled
-in ``pysched/_lazyclass_inits.py``, written by ``tools/gen_lazyclass_inits.py``.) ``__repr__`` (printing only) and the frozen classes' refusal to
-assign are plain functions, never compiled. For type checkers this module is ``dataclasses.dataclass``.
+fields have the same kinds in the same order; the templates of the package's dataclasses are stored
+compiled in ``pysched/_lazyclass_inits.py``, written by ``tools/gen_lazyclass_inits.py``.) ``__repr__``
+(printing only) and the frozen classes' refusal to assign are plain functions, never compiled. For type
+checkers this module is ``dataclasses.dataclass``.
+
+On Python 3.11 the standard decorator's part (the fields, parameters, ``__match_args__``, slots) is done by
+its own steps here (``_fields``) for a class without dataclass bases and pseudo-fields: the same steps on
+the same objects, with one search of each annotation for ClassVar, InitVar or KW_ONLY where it makes
+three; every other class goes to it.
 
 What it does not reproduce goes to the standard decorator as it is: ``order``, ``unsafe_hash``,
 ``weakref_slot``, a frozen class defining ``__setattr__``/``__delattr__``, and a class (or a dataclass base)
 with an ``InitVar`` pseudo-field. Why this rather than fewer dataclasses at import (the DRA, storage and
 extender modules loaded only for inputs that have them): compiling the methods was about half of the
-instructions of importing pysched and building its app (callgrind: 412 M before this module, 165 M after), while
-those optional modules are a few per cent of the import's time (``-X importtime``; not measured in
+instructions of importing pysched and building its app (callgrind: 412 M before this module, 165 M after),
+while those optional modules are a few per cent of the import's time (``-X importtime``; not measured in
 instructions) and their loading belongs to the kinds table of the loader.
 """
 
 from __future__ import annotations
 
+import abc
 import builtins
 import dataclasses
+import sys
 import threading
-from types import CodeType, FunctionType
+import typing
+from types import CodeType, FunctionType, MemberDescriptorType
 from typing import TYPE_CHECKING, Any
 
 __all__ = ["dataclass"]
@@ -255,6 +264,95 @@ def _has_initvar(cls: type) -> bool:
     return False
 
 
+# --------------------------------------------------------------------------- the fields, as the standard decorator
+
+#: what the standard decorator of Python 3.11 does with a class (init, repr, eq, order, unsafe_hash, frozen and
+#: weakref_slot off) is done by _fields below for most classes, with its own private pieces; on other versions
+#: the standard decorator does it
+_OWN_FIELDS = sys.version_info[:2] == (3, 11)
+if _OWN_FIELDS:
+    _FIELD: Any = dataclasses._FIELD  # type: ignore[attr-defined]
+    _IDENTIFIER: Any = dataclasses._MODULE_IDENTIFIER_RE  # type: ignore[attr-defined]
+    _Params: Any = dataclasses._DataclassParams  # type: ignore[attr-defined]
+    _add_slots: Any = dataclasses._add_slots  # type: ignore[attr-defined]
+_GenericAlias: Any = getattr(typing, "_GenericAlias", None)
+
+
+def _special(obj: Any) -> bool:
+    """Whether the standard decorator may take an annotation naming ``obj`` for a ClassVar, an InitVar or
+    KW_ONLY (its _is_classvar, _is_initvar, _is_kw_only)."""
+    return (obj is typing.ClassVar or (type(obj) is _GenericAlias and obj.__origin__ is typing.ClassVar)
+            or obj is dataclasses.InitVar or type(obj) is dataclasses.InitVar or obj is dataclasses.KW_ONLY)
+
+
+def _pseudo_field(annotation: Any, namespace: dict[str, Any]) -> bool:
+    """Whether the standard decorator may read ``annotation`` (of a class of the module whose namespace is
+    given) as a ClassVar, an InitVar or KW_ONLY: a string is looked up as its _is_type looks it up (the
+    first name, in the module, or in typing/dataclasses when it is prefixed by a name bound to them)."""
+    if not isinstance(annotation, str):
+        return _special(annotation)
+    match = _IDENTIFIER.match(annotation)
+    if match is None:
+        return False
+    prefix, name = match.group(1, 2)
+    if not prefix:
+        return _special(namespace.get(name))
+    module = namespace.get(prefix)
+    return (module is typing or module is dataclasses) and _special(module.__dict__.get(name))
+
+
+def _fields(cls: Any, match_args: bool, kw_only: bool, slots: bool) -> Any:
+    """``dataclasses.dataclass(cls, init=False, repr=False, eq=False, frozen=False, match_args=..., kw_only=...,
+    slots=...)`` for a class without a dataclass base and without ClassVar, InitVar or KW_ONLY annotations:
+    the same steps in the same order on the same objects (its class attributes, Field objects, parameters,
+    ``__match_args__``, the class made again with ``__slots__``), without the standard decorator's three
+    searches of each field's annotation for those pseudo-fields (one here). ``None`` (nothing changed) for any
+    other class, or one the standard decorator would refuse: it processes those."""
+    module = sys.modules.get(cls.__module__)
+    if module is None or hasattr(cls, "__dataclass_fields__") or not cls.__doc__:
+        return None
+    namespace = module.__dict__
+    own = cls.__dict__
+    annotations = own.get("__annotations__", {})
+    defaults = []
+    for name, annotation in annotations.items():
+        if _pseudo_field(annotation, namespace):
+            return None
+        default = getattr(cls, name, _MISSING)
+        value = default.default if isinstance(default, dataclasses.Field) else \
+            _MISSING if isinstance(default, MemberDescriptorType) else default
+        if value.__class__.__hash__ is None:  # a mutable default: refused with the standard decorator's error
+            return None
+        defaults.append(default)
+    for name, value in own.items():
+        if isinstance(value, dataclasses.Field) and name not in annotations:
+            return None  # (refused: a field without an annotation)
+    cls.__dataclass_params__ = _Params(False, False, False, False, False, False)
+    fields: dict[str, dataclasses.Field] = {}
+    for (name, annotation), default in zip(annotations.items(), defaults, strict=True):
+        if isinstance(default, dataclasses.Field):
+            f = default
+        else:
+            f = dataclasses.field(default=_MISSING if isinstance(default, MemberDescriptorType) else default)  # type: ignore[arg-type]
+        f.name, f.type, f._field_type = name, annotation, _FIELD  # type: ignore[attr-defined]
+        if f.kw_only is _MISSING:
+            f.kw_only = kw_only
+        fields[name] = f
+    for name, default in zip(annotations, defaults, strict=True):
+        if isinstance(default, dataclasses.Field):  # the class attribute is the default, or is no more
+            if default.default is _MISSING:
+                delattr(cls, name)
+            else:
+                setattr(cls, name, default.default)
+    cls.__dataclass_fields__ = fields
+    if match_args and "__match_args__" not in own:
+        cls.__match_args__ = tuple(f.name for f in fields.values() if f.init and not f.kw_only)  # type: ignore[misc]
+    if slots:
+        cls = _add_slots(cls, False, False)
+    abc.update_abstractmethods(cls)
+    return cls
+
+
 def _lazy_dataclass(cls: type, init: bool, repr: bool, eq: bool, frozen: bool, match_args: bool,
                     kw_only: bool, slots: bool) -> type:
     own = dict(cls.__dict__)
@@ -271,8 +369,8 @@ def _lazy_dataclass(cls: type, init: bool, repr: bool, eq: bool, frozen: bool, m
     explicit_hash = not (class_hash is _MISSING or (class_hash is None and "__eq__" in own))
     if not own.get("__doc__"):
         cls.__doc__ = cls.__name__  # the standard decorator would ask inspect for the signature
-    new: Any = dataclasses.dataclass(cls, init=False, repr=False, eq=False, frozen=False, match_args=match_args,
-                                     kw_only=kw_only, slots=slots)
+    new: Any = (_OWN_FIELDS and _fields(cls, match_args, kw_only, slots)) or dataclasses.dataclass(
+        cls, init=False, repr=False, eq=False, frozen=False, match_args=match_args, kw_only=kw_only, slots=slots)
     new.__dataclass_frozen__ = frozen
     if init and "__init__" not in own:
         new.__init__ = _on_first_call(new, "__init__", lambda: _make_init(new, frozen, slots))

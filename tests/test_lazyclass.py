@@ -338,3 +338,140 @@ def test_a_class_gets_its_init_from_the_store_or_compiled(stored: bool, monkeypa
     assert (one.a, one.b, Pair(2, "y").b, one == Pair(1), hash(one) == hash(Pair(1))) == (1, "x", "y", True, True)
     assert compiled == ([] if stored else [source])
     assert str(inspect.signature(Pair)) == "(a: 'int', b: 'str' = 'x') -> None"
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal, reading functions, descriptors and classes by their qualified names (the two copies of a
+    module hold distinct but like objects) and Field objects attribute by attribute."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, type):
+        return a.__qualname__ == b.__qualname__
+    if isinstance(a, classmethod | staticmethod):
+        return _same(a.__func__, b.__func__)
+    if isinstance(a, property):
+        return _same(a.fget, b.fget) and _same(a.fset, b.fset)
+    if callable(a) or type(a).__name__ in ("member_descriptor", "getset_descriptor"):
+        return getattr(a, "__qualname__", None) == getattr(b, "__qualname__", None)
+    if isinstance(a, dataclasses.Field):
+        return all(_same(getattr(a, n), getattr(b, n)) for n in a.__slots__)  # type: ignore[attr-defined]
+    if isinstance(a, dict) or type(a).__name__ == "mappingproxy":
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list | tuple):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b) or repr(a) == repr(b)
+
+
+def _copy_of(name: str, own_fields: bool, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """A fresh copy of module ``name``, its dataclasses processed by pysched.lazyclass's own steps or by the
+    standard decorator."""
+    import importlib.util
+    import sys
+
+    from pysched import lazyclass
+
+    monkeypatch.setattr(lazyclass, "_OWN_FIELDS", own_fields)
+    spec = importlib.util.find_spec(name)
+    assert spec is not None and spec.origin is not None
+    copy_name = f"_lazyclass_copy_{own_fields}_{name.replace('.', '_')}"
+    copy_spec = importlib.util.spec_from_file_location(copy_name, spec.origin,
+                                                       submodule_search_locations=spec.submodule_search_locations)
+    assert copy_spec is not None and copy_spec.loader is not None
+    module = importlib.util.module_from_spec(copy_spec)
+    module.__package__ = name if spec.submodule_search_locations else name.rpartition(".")[0]
+    monkeypatch.setitem(sys.modules, copy_name, module)
+    copy_spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.skipif(not __import__("pysched.lazyclass").lazyclass._OWN_FIELDS, reason="Python 3.11 only")
+def test_own_field_steps_make_the_classes_the_standard_decorator_makes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every dataclass of the package, processed by pysched.lazyclass's own steps (the fields of classes
+    without dataclass bases or pseudo-fields), is the class the standard decorator makes: the same class
+    attributes in the same order, fields (every attribute of each Field), parameters, ``__match_args__``,
+    ``__slots__``, bases and names."""
+    compared = 0
+    for name in _pysched_modules():
+        if name in ("pysched._lazyclass_inits", "pysched.cli.main") or name.endswith("__main__"):
+            continue
+        with monkeypatch.context() as m:
+            try:
+                ours, std = _copy_of(name, True, m), _copy_of(name, False, m)
+            except ValueError as e:  # a module that registers something once (report.expect's step)
+                assert "already registered" in str(e)
+                continue
+        for attr, value in vars(ours).items():
+            if not (isinstance(value, type) and value.__module__ == ours.__name__
+                    and "__dataclass_fields__" in value.__dict__):
+                continue
+            twin = getattr(std, attr)
+            assert [b.__qualname__ for b in value.__mro__] == [b.__qualname__ for b in twin.__mro__], value
+            mine, theirs = dict(value.__dict__), dict(twin.__dict__)
+            assert (mine.pop("__module__"), theirs.pop("__module__")) == (ours.__name__, std.__name__)
+            assert _same(mine, theirs), value
+            assert _same(dataclasses.fields(value), dataclasses.fields(twin)), value
+            compared += 1
+    assert compared > 100
+
+
+def _shaped(source: str, own_fields: bool, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The class ``C`` a module of ``source`` makes (or the error it raises), its dataclass processed by
+    pysched.lazyclass's own steps or by the standard decorator."""
+    import sys
+    import types
+
+    from pysched import lazyclass
+
+    monkeypatch.setattr(lazyclass, "_OWN_FIELDS", own_fields)
+    name = f"_lazyclass_shaped_{own_fields}"
+    module = types.ModuleType(name)
+    monkeypatch.setitem(sys.modules, name, module)
+    try:
+        exec(compile(source, "<shape>", "exec"), module.__dict__)
+    except Exception as e:
+        return f"{type(e).__name__}: {e}"
+    return module.C
+
+
+SHAPES = {
+    "classvar": "from typing import ClassVar\n@lazy\nclass C:\n    a: int\n    b: ClassVar[int] = 3\n",
+    "classvar-string": "from __future__ import annotations\nfrom typing import ClassVar\n"
+                       "@lazy(slots=True)\nclass C:\n    a: int\n    b: ClassVar[int] = 3\n",
+    "classvar-prefixed": "from __future__ import annotations\nimport typing as t\n"
+                         "@lazy\nclass C:\n    a: int\n    b: t.ClassVar[int] = 3\n",
+    "classvar-alias": "from __future__ import annotations\nfrom typing import ClassVar\nCV = ClassVar\n"
+                      "@lazy\nclass C:\n    a: int\n    b: CV[int] = 3\n",
+    "kw-only-marker": "from __future__ import annotations\nfrom dataclasses import KW_ONLY\n"
+                      "@lazy(slots=True)\nclass C:\n    a: int\n    _: KW_ONLY\n    b: int = 2\n",
+    "mutable-default": "@lazy\nclass C:\n    a: list = []\n",
+    "field-without-annotation": "@lazy\nclass C:\n    a: int\n    b = field(default=1)\n",
+    "dataclass-base": "@lazy\nclass B:\n    a: int = 1\n@lazy(slots=True)\nclass C(B):\n    b: int = 2\n",
+    "plain-base-slots": "class B:\n    __slots__ = ('a',)\n@lazy(slots=True)\nclass C(B):\n    a: int\n    b: int = 2\n",
+    "kw-only-match-args": "@lazy(kw_only=True, match_args=True)\nclass C:\n    a: int\n"
+                          "    b: int = field(default=2, kw_only=False)\n    c: list = field(default_factory=list)\n",
+    "own-match-args": "@lazy\nclass C:\n    __match_args__ = ('b',)\n    a: int\n    b: int = 0\n",
+    "no-match-args": "@lazy(match_args=False, slots=True, frozen=True)\nclass C:\n    a: int\n",
+}
+
+
+@pytest.mark.skipif(not __import__("pysched.lazyclass").lazyclass._OWN_FIELDS, reason="Python 3.11 only")
+@pytest.mark.parametrize("shape", SHAPES)
+def test_own_field_steps_leave_what_they_do_not_make_to_the_standard_decorator(
+        shape: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pseudo-fields (ClassVar, KW_ONLY, however named), refused classes and dataclass bases give the class
+    or the error the standard decorator gives."""
+    future = "from __future__ import annotations\n"
+    body = SHAPES[shape]
+    source = (future if body.startswith(future) else "") + "from dataclasses import field\n" \
+        "from pysched.lazyclass import dataclass as lazy\n" + body.removeprefix(future)
+    with monkeypatch.context() as m:
+        ours = _shaped(source, True, m)
+    with monkeypatch.context() as m:
+        std = _shaped(source, False, m)
+    if isinstance(std, str):
+        assert ours == std
+        return
+    mine, theirs = dict(ours.__dict__), dict(std.__dict__)
+    assert mine.pop("__module__") != theirs.pop("__module__")
+    assert _same(mine, theirs) and _same(dataclasses.fields(ours), dataclasses.fields(std))
+    assert [b.__qualname__ for b in ours.__mro__] == [b.__qualname__ for b in std.__mro__]
