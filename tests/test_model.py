@@ -164,6 +164,21 @@ def test_copy_pod_is_the_dataclass_replace_copy() -> None:
     assert pod.node_name == ""
 
 
+def test_copy_pod_copies_every_field_of_pod() -> None:
+    """copy_pod names the fields of Pod one by one: each of them, a distinct object in the original, is
+    that same object in the copy (a field added to Pod and not to copy_pod fails here)."""
+    import dataclasses
+
+    from pysched.model.objects import Pod, copy_pod
+
+    names = [f.name for f in dataclasses.fields(Pod)]
+    pod = Pod(*(object() for _ in names))  # type: ignore[arg-type]
+    copied = copy_pod(pod)
+    assert copied is not pod
+    assert [getattr(copied, n) for n in names] == [getattr(pod, n) for n in names]
+    assert all(getattr(copied, n) is getattr(pod, n) for n in names)
+
+
 
 @pytest.mark.parametrize("kind", ["PersistentVolumeClaim", "PersistentVolume"])
 def test_volume_copies_are_the_dataclass_replace_copies(kind: str) -> None:
