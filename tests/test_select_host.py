@@ -8,13 +8,14 @@ from __future__ import annotations
 import random
 
 import numpy as np
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from pysched.framework.cycle_state import CycleState
 from pysched.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore
 from pysched.framework.runtime import _beyond_range
-from pysched.scheduler.cycle import CycleOptions, Scheduler
-from pysched.snapshot.columns import ROWS_KEY, NodeColumns
+from pysched.scheduler.cycle import CycleOptions, Scheduler, first_best_in_row_order
+from pysched.snapshot.columns import ROWS_KEY, NodeColumns, RowNodes
 from tests.builders import cluster_state, make_node
 
 names = st.lists(st.text(alphabet="ab-0z9", min_size=1, max_size=4), min_size=1, max_size=14, unique=True)
@@ -65,3 +66,43 @@ def test_the_score_range_check_finds_every_score_outside_0_100(values: list[int]
         arr = arr[::2]
     want = any(v < MIN_NODE_SCORE or v > MAX_NODE_SCORE for v in arr.tolist())
     assert _beyond_range(arr) == want
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.integers(2, 14), st.data())
+def test_window_ordered_choice_is_the_per_node_choice(n: int, data: st.DataObject) -> None:
+    """With the node names in row order or not, a ``RowNodes``' rows in window order (ascending from the
+    start row, wrapping to row 0) get the per-node choice: the highest total, ties to the smallest name."""
+    # nodes in zones are listed round-robin over the zones (node-tree order): names out of row order
+    zones = data.draw(st.lists(st.sampled_from(["", "a", "b"]), min_size=n, max_size=n))
+    nodes = [make_node(f"n{i:02d}") for i in range(n)]
+    for node, zone in zip(nodes, zones, strict=True):
+        if zone:
+            node.label("topology.kubernetes.io/zone", zone)
+    cols = NodeColumns(cluster_state(nodes, []))
+    start = data.draw(st.integers(0, n - 1))
+    window = [(start + p) % n for p in range(n)]
+    rows = np.array([r for r in window if data.draw(st.booleans(), label=f"row {r}")] or [start], dtype=np.int64)
+    top = data.draw(st.sampled_from([0, 1, 3, MAX_NODE_SCORE]))
+    values = data.draw(st.lists(st.integers(0, top), min_size=len(rows), max_size=len(rows)))
+    feasible = RowNodes(cols, rows)
+    want = Scheduler(None, CycleOptions())._select_host(  # type: ignore[arg-type]
+        [NodeScore(cols.names_arr[r], v) for r, v in zip(rows.tolist(), values, strict=True)])
+    state = CycleState()
+    state.write(ROWS_KEY, (feasible, rows, cols))
+    sched = Scheduler(None, CycleOptions())  # type: ignore[arg-type]
+    totals = np.array(values, dtype=np.int64)
+    assert sched._select_from_totals(state, feasible, totals.copy(), MAX_NODE_SCORE) == want
+    listed = cols.names_arr.tolist()
+    assert cols.names_sorted == (listed == sorted(listed))
+
+
+@pytest.mark.parametrize(("totals", "rows", "want"), [
+    ([3, 5, 5], [0, 1, 2], 1),  # not wrapped: the first highest
+    ([5, 5, 1, 5], [6, 7, 0, 1], 3),  # wrapped: row 1 is the smallest row with 5
+    ([5, 1, 2], [6, 0, 1], 0),  # wrapped, the highest only before the wrap
+    ([1, 2, 9], [6, 0, 1], 2),  # wrapped, the highest only after the wrap
+    ([4, 4], [9, 0], 1),  # row 0 after the wrap wins the tie
+], ids=["ascending", "wrapped-tie", "before-wrap", "after-wrap", "two-rows"])
+def test_first_best_in_row_order(totals: list[int], rows: list[int], want: int) -> None:
+    assert first_best_in_row_order(np.array(totals, dtype=np.int64), np.array(rows, dtype=np.int64)) == want

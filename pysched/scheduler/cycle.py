@@ -29,7 +29,7 @@ from pysched.plugins.volumebinding import TRACE_KEY as VOLUME_BINDING_KEY
 from pysched.scheduler.fastfilter import filter_matrix, find_feasible
 from pysched.scheduler.trace import CycleTrace, Outcome
 from pysched.snapshot.cluster import ClusterState
-from pysched.snapshot.columns import NodeColumns, feasible_rows, node_list
+from pysched.snapshot.columns import NodeColumns, RowNodes, feasible_rows, node_list
 from pysched.snapshot.nodeinfo import NodeInfo
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
@@ -347,9 +347,13 @@ class Scheduler:
         has the same total."""
         hit = feasible_rows(state, feasible)
         if hit is not None and self.options.tie_break == "name":
+            cols, rows = hit
+            if totals is not None and isinstance(feasible, RowNodes) and _names_in_row_order(cols):
+                # names in row order: the smallest name among the highest totals is the smallest row
+                # among them, found from the window order of the rows (no name ranks gathered)
+                return str(cols.names_arr[rows[first_best_in_row_order(totals, rows)]])
             # One argmax over total * n + (n - 1 - name rank): the highest total, then the smallest name.
             # Totals are in [0, most] (each array was range-checked before weighting), so nothing overflows.
-            cols, rows = hit
             ranks, n_rows = _name_ranks(cols)
             below = ranks[rows]
             if totals is None:
@@ -575,6 +579,31 @@ def _name_ranks(cols: NodeColumns) -> tuple[np.ndarray, np.ndarray]:
         n_rows.flags.writeable = False
         hit = cols.name_ranks = (below, n_rows)
     return hit
+
+
+def _names_in_row_order(cols: NodeColumns) -> bool:
+    """Whether the node names ascend with the rows (as they do when the input lists nodes by name); asked
+    once per set of columns."""
+    hit = cols.names_sorted
+    if hit is None:
+        names = cols.names_arr.tolist()
+        hit = cols.names_sorted = names == sorted(names)  # (names are distinct)
+    return hit
+
+
+def first_best_in_row_order(totals: np.ndarray, rows: np.ndarray) -> int:
+    """The place in ``rows`` of the smallest row among those with the highest total (``totals`` aligned
+    with ``rows``). ``rows``: distinct rows in window order (a ``RowNodes``' rows: ascending from the start
+    row, then, when the window wrapped past the last row, ascending again from row 0), so the first
+    highest total of the wrapped part, if any, else the first of the whole, is the smallest such row."""
+    i = int(totals.argmax())
+    if rows[0] > rows[-1]:  # wrapped: the smallest row starts the second run
+        j = int(rows.argmin())
+        if i < j:
+            k = j + int(totals[j:].argmax())
+            if totals[k] == totals[i]:
+                return k
+    return i
 
 
 def _duration(seconds: float) -> str:

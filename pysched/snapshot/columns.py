@@ -70,6 +70,7 @@ class NodeColumns:
         # (per row how many node names sort after its own, the number of rows as a 0-d array): the host
         # choice's tie-break, built on first use (``scheduler.cycle``)
         self.name_ranks: tuple[np.ndarray, np.ndarray] | None = None
+        self.names_sorted: bool | None = None  # whether the names ascend with the rows (``scheduler.cycle``)
 
     def _read(self, i: int, ni: NodeInfo) -> None:
         r = ni.requested
@@ -142,7 +143,9 @@ def feasible_rows(state: Any, nodes: Sequence[NodeInfo]) -> tuple[NodeColumns, n
 
 
 class RowNodes(Sequence["NodeInfo"]):
-    """The feasible nodes the fast filter found, as rows of the node columns: the list of their
+    """The feasible nodes the fast filter found, as rows of the node columns, in window order (ascending
+    from the window's start row, then, when the window wrapped past the last row, ascending from row 0:
+    the host choice relies on it): the list of their
     ``NodeInfo`` objects is built only when something reads the nodes one by one (``as_list``, or any
     item). The host choice of the batched path reads rows only, and gathering a few hundred objects out
     of the object column and listing them costs more than the rest of a cycle's Filter window. Read only;
