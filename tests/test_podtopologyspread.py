@@ -727,3 +727,39 @@ def test_spread_reasons_are_the_first_failing_constraints(name: str) -> None:
     assert reason.tolist() == want
     assert ok.tolist() == [r == 0 for r in want]
     assert not reason.flags.writeable and not ok.flags.writeable
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_pod_events_replay_to_the_nodes_pods_while_pods_come_and_go(seed: int) -> None:
+    """``TopologyArrays.pod_events``: a bind is the one event (row, pod, +1), and the rows' pods when the
+    events began plus every event replayed are each row's pods now, through binds (some right after a
+    removal moved a node's last pod into the freed place) and removals."""
+    import random
+    from collections import Counter
+
+    from pysched.plugins.topology_arrays import topology_arrays
+    from pysched.snapshot.columns import columns_for
+    from tests.builders import cluster_state, make_node, make_pod
+
+    rng = random.Random(seed)
+    running = [make_pod(f"r{i}").node_name(f"n{rng.randrange(6)}") for i in range(12)]
+    cluster = cluster_state([make_node(f"n{i}").alloc(cpu="64", memory="64Gi") for i in range(6)], running)
+    topo = topology_arrays(columns_for(cluster))
+    initial = {r: list(ni.pods) for r, ni in enumerate(cluster.node_infos)}
+    assert topo.pod_events(cluster) == []
+    placed = [p for ni in cluster.node_infos for p in ni.pods]
+    for step in range(60):
+        before = len(topo.pod_events(cluster))
+        if placed and rng.random() < 0.4:
+            cluster.delete_pod(placed.pop(rng.randrange(len(placed))))
+        else:
+            p = make_pod(f"s{step}").pod(100 + step)
+            row = rng.randrange(6)
+            cluster.bind(p, f"n{row}")
+            placed.append(p)
+            assert topo.pod_events(cluster)[before:] == [(row, p, 1)], step
+        have: dict[int, Counter] = {r: Counter(map(id, pods)) for r, pods in initial.items()}
+        for row, p, d in topo.pod_events(cluster):
+            have[row][id(p)] += d
+        for r, ni in enumerate(cluster.node_infos):
+            assert +have[r] == Counter(map(id, ni.pods)), (step, r)

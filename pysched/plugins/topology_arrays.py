@@ -19,6 +19,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable
+from operator import is_
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -210,7 +211,13 @@ class _PodEvents:
                 continue
             old = self.seen[row]
             new = tuple(infos[row].pods)
-            if len(old) == len(new) and all(a is b for a, b in zip(old, new, strict=True)):
+            if len(new) == len(old) + 1 and all(map(is_, old, new)) and new[-1] not in old:
+                # (a bind: the node's pods as before and one more, appended) the one event the comparison
+                # below would find, without the sets (``in``: pods compare by identity)
+                self._append(row, new[-1], 1)
+                self.seen[row] = new
+                continue
+            if len(old) == len(new) and all(map(is_, old, new)):
                 continue
             was = {id(p) for p in old}
             now = {id(p) for p in new}
