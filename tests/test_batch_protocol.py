@@ -116,3 +116,37 @@ def test_batch_forms_equal_the_per_node_forms(nodes: list[dict], pod_d: dict) ->
             assert arr.tolist() == want, p.name
             if hasattr(p, "batch_normalize"):
                 assert p.batch_normalize(state, pod, arr).tolist() == p.normalize_values(state, pod, want), p.name
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.sampled_from(["1", "2", "3"]), min_size=1, max_size=6), st.lists(st.integers(0, 5), max_size=12),
+       st.sampled_from([None, "100m"]))
+def test_fit_verdict_follows_the_rows_filling_up(pods: list[str], binds: list[int], cpu: str | None) -> None:
+    """The rows without room for one more pod (``NodeColumns.full_rows``) follow binds and removals, and
+    NodeResourcesFit's verdict (which leaves its pods check out while no row is full) equals ``filter``."""
+    from pysched.snapshot.columns import columns_for
+
+    state = cluster_state([make_node(f"n{i}").alloc({"cpu": "4", "memory": "4Gi", "pods": n})
+                           for i, n in enumerate(pods)])
+    incoming = make_pod("incoming").container({"cpu": cpu} if cpu else {}).pod(0)
+    placed = []
+    for k, node in enumerate([*binds, -1, -1]):
+        if node >= 0:
+            placed.append(make_pod(f"b{k}").container({"cpu": "100m"}).pod(k + 1))
+            state.bind(placed[-1], f"n{node % len(pods)}")
+        elif placed:  # (then two removals)
+            state.delete_pod(placed.pop(0))
+        cols = columns_for(state)
+        assert cols.full_rows == {i for i, room in enumerate(cols.pod_room.tolist()) if not room}
+        assert cols.full_rows == {i for i, ni in enumerate(state.node_infos)
+                                  if len(ni.pods) >= ni.allocatable.allowed_pod_number}
+        cycle = CycleState()
+        fit = Fit()
+        fit.pre_filter(cycle, incoming, state.node_infos)
+        v = fit.batch_filter(cycle, incoming, cols)
+        assert v is not None
+        per_node = [fit.filter(cycle, incoming, ni) for ni in state.node_infos]
+        assert v.ok.tolist() == [s is None for s in per_node]
+        rejected = np.flatnonzero(~v.ok)
+        assert [(s.code, s.reasons) for s in v.statuses(rejected)] == \
+            [(per_node[i].code, per_node[i].reasons) for i in rejected.tolist()]  # type: ignore[union-attr]

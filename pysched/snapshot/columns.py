@@ -55,6 +55,7 @@ class NodeColumns:
         self.alloc_eph, self.alloc_pods = ints[12], ints[13]
         self.small = True  # every cpu/memory quantity read so far is below SMALL (see the scorers' short forms)
         self.pod_room = np.zeros(self.n, dtype=bool)  # whether a node has room for one more pod
+        self.full_rows: set[int] = set()  # the rows without (``pod_room`` false)
         for i, ni in enumerate(infos):
             a = ni.allocatable
             self.alloc_cpu[i], self.alloc_mem[i], self.alloc_eph[i] = a.milli_cpu, a.memory, a.ephemeral_storage
@@ -81,7 +82,12 @@ class NodeColumns:
         self._ints[2:12, i] = (nz.milli_cpu, nz.memory, a.milli_cpu - r.milli_cpu, a.memory - r.memory,
                                r.milli_cpu, r.memory, r.ephemeral_storage, pods,
                                a.ephemeral_storage - r.ephemeral_storage, free_pods)
-        self.pod_room[i] = free_pods >= 1
+        if free_pods >= 1:
+            self.pod_room[i] = True
+            self.full_rows.discard(i)
+        else:
+            self.pod_room[i] = False
+            self.full_rows.add(i)
         if self.small:
             q = (a.milli_cpu, a.memory, r.milli_cpu, r.memory, nz.milli_cpu, nz.memory)
             if max(q) >= SMALL or min(q) < 0:

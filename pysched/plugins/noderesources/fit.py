@@ -208,8 +208,7 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlug
         # (reason, whether each row has room, allocatable per row, the pod's request); the pods check
         # first. The room arrays are this verdict's own (the rejected rows' statuses describe the nodes at
         # verdict time); allocatable never changes.
-        checks: list[tuple[str, np.ndarray, np.ndarray | None, int]] = [
-            (REASON_TOO_MANY_PODS, (cols.pod_room if sl == _ALL else cols.pod_room[sl]).copy(), None, 1)]
+        checks: list[tuple[str, np.ndarray, np.ndarray | None, int]] = []
         # (the allocatable columns are kept whole and cut to ``sl`` only when statuses are asked)
         q_cpu, q_mem = req.milli_cpu, req.memory
         if 0 < q_cpu < _BIG and 0 < q_mem < _BIG:
@@ -243,6 +242,11 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlug
                     continue
                 have, in_use = cols.scalar(name)
                 checks.append((f"Insufficient {name}", have[sl] - in_use[sl] >= q, have, q))
+        if cols.full_rows or not checks:
+            checks.insert(0, (REASON_TOO_MANY_PODS, (cols.pod_room if sl == _ALL else cols.pod_room[sl]).copy(),
+                              None, 1))
+        # else every row has room for one more pod: the pods check rejects no row and adds no reason to
+        # any row's status (it is left out, as a verdict that passes every row is)
         if len(checks) > 60:
             return None  # the kinds are 64-bit sets
         if len(checks) == 1:
