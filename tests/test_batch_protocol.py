@@ -150,3 +150,25 @@ def test_fit_verdict_follows_the_rows_filling_up(pods: list[str], binds: list[in
         rejected = np.flatnonzero(~v.ok)
         assert [(s.code, s.reasons) for s in v.statuses(rejected)] == \
             [(per_node[i].code, per_node[i].reasons) for i in rejected.tolist()]  # type: ignore[union-attr]
+
+
+def test_passing_verdicts_are_shared_per_set_of_columns() -> None:
+    """NodeName (no nodeName) and NodeUnschedulable (tolerated, or no cordoned node) hand out one verdict
+    passing every row per set of columns (its ``ok`` the shared every-row array the batched Filter skips);
+    new columns get a new one, and a cordoned node is still rejected."""
+    from pysched.framework.batch import every_row_passes
+
+    state = cluster_state([make_node("a"), make_node("b")])
+    cols = NodeColumns(state)
+    pods = [make_pod("p").pod(0), make_pod("q").toleration("node.kubernetes.io/unschedulable", "", "NoSchedule").pod(1)]
+    for plugin in (NodeName(), NodeUnschedulable()):
+        verdicts = [plugin.batch_filter(CycleState(), p, cols) for p in pods]
+        assert verdicts[0] is verdicts[1] and verdicts[0] is not None
+        assert verdicts[0].ok is every_row_passes(cols)
+        other = NodeColumns(state)
+        again = plugin.batch_filter(CycleState(), pods[0], other)
+        assert again is not verdicts[0] and again is not None and again.ok is every_row_passes(other)
+    cordoned = NodeColumns(cluster_state([make_node("a"), make_node("b").unschedulable()]))
+    v = NodeUnschedulable().batch_filter(CycleState(), pods[0], cordoned)
+    assert v is not None and v.ok.tolist() == [True, False]
+    assert [s.reasons for s in v.statuses(np.array([1]))] == [["node(s) were unschedulable"]]

@@ -26,9 +26,16 @@ class NodeName(FilterPlugin):
             return Status.unresolvable(ERR_REASON)
         return None
 
+    # (the columns, the verdict that passes every row of them): one shared verdict for every pod without
+    # ``spec.nodeName`` (a verdict is only read)
+    _passing: tuple[NodeColumns, BatchVerdict] | None = None
+
     def batch_filter(self, state: CycleState, pod: Pod, cols: NodeColumns) -> BatchVerdict:
         if not pod.node_name:
-            return BatchVerdict(every_row_passes(cols), lambda rows: [])
+            hit = self._passing
+            if hit is None or hit[0] is not cols:
+                hit = self._passing = (cols, BatchVerdict(every_row_passes(cols), lambda rows: []))
+            return hit[1]
         ok = cols.names_arr == pod.node_name
         st = Status.unresolvable(ERR_REASON)  # one shared Status for every other node
         return BatchVerdict(ok, lambda rows: [st] * len(rows))

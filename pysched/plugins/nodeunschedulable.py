@@ -31,6 +31,7 @@ def _no_statuses(rows: np.ndarray) -> list[Status]:
 
 class NodeUnschedulable(FilterPlugin, WhatIfPlugin):
     NAME = NAME
+    _passing: tuple[NodeColumns, BatchVerdict] | None = None  # (the columns, the verdict passing every row)
 
     def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
         if node.node.unschedulable and not tolerates_taint(pod.tolerations, UNSCHEDULABLE_TAINT):
@@ -38,9 +39,13 @@ class NodeUnschedulable(FilterPlugin, WhatIfPlugin):
         return None
 
     def batch_filter(self, state: CycleState, pod: Pod, cols: NodeColumns) -> BatchVerdict | None:
-        # Two pod shapes only: tolerates the taint (every row passes) or not (the cordoned rows fail).
+        # Two pod shapes only: tolerates the taint (every row passes) or not (the cordoned rows fail). A
+        # verdict that passes every row is one shared object per set of columns (a verdict is only read).
+        hit = self._passing
+        if hit is None or hit[0] is not cols:
+            hit = self._passing = (cols, BatchVerdict(every_row_passes(cols), _no_statuses))
         if tolerates_taint(pod.tolerations, UNSCHEDULABLE_TAINT):
-            return BatchVerdict(every_row_passes(cols), _no_statuses)
+            return hit[1]
         ok = cols.masks.get(_UNCORDONED)
         if ok is None:
             ok = np.fromiter((not ni.node.unschedulable for ni in cols.infos), dtype=bool, count=cols.n)
@@ -49,8 +54,8 @@ class NodeUnschedulable(FilterPlugin, WhatIfPlugin):
             else:
                 ok.flags.writeable = False
             cols.masks[_UNCORDONED] = ok
-        if ok is every_row_passes(cols):  # no cordoned node: no status to share
-            return BatchVerdict(ok, _no_statuses)
+        if ok is hit[1].ok:  # no cordoned node (every_row_passes): no status to share
+            return hit[1]
         rejected = Status.unresolvable(ERR_REASON)  # shared by the rejected rows of this verdict
         return BatchVerdict(ok, lambda rows: [rejected] * len(rows))
 
