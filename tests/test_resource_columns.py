@@ -13,7 +13,7 @@ from pysched.plugins.noderesources.resource_allocation import (
     least_allocated_scorer,
     pod_request_list,
 )
-from pysched.snapshot.columns import NodeColumns
+from pysched.snapshot.columns import NodeColumns, columns_for
 from tests.builders import cluster_state, make_node, make_pod
 from tests.test_batch_protocol import build, node_spec, pod_spec
 
@@ -130,3 +130,22 @@ def test_columns_with_quantities_beyond_small_score_one_resource_at_a_time() -> 
         got = scorer.score_rows(cols, slice(0, 2), reqs)
         assert got is not None
         assert got.tolist() == [scorer.score(ni, reqs)[0] for ni in cluster.node_infos], scorer.name
+
+
+def test_columns_follow_binds_and_scores_follow_the_columns() -> None:
+    """``columns_for`` refreshes only when the change log moved (the same columns, up to date after a
+    bind); a scorer asked of one set of columns, then of another, scores the second one's nodes."""
+    least = ResourceAllocationScorer(LEAST_ALLOCATED, [("cpu", 1), ("memory", 1)], least_allocated_scorer([1, 1]),
+                                     use_requested=False, pod_level=False)
+    states = [cluster_state([make_node(f"n{i}").alloc({"cpu": cpu, "memory": "4Gi", "pods": "110"}) for i in range(3)])
+              for cpu in ("2", "8")]
+    pod = make_pod("incoming").container({"cpu": "500m", "memory": "1Gi"}).pod(0)
+    reqs = least.pod_requests(pod)
+    for state in states:
+        cols = columns_for(state)
+        assert columns_for(state) is cols and cols.log_pos == len(state.change_log)
+        assert least.score_rows(cols, slice(None), reqs).tolist() == [least.score(ni, reqs)[0] for ni in state.node_infos]
+        state.bind(make_pod("b").container({"cpu": "1", "memory": "1Gi"}).pod(1), "n1")
+        assert columns_for(state) is cols and cols.log_pos == len(state.change_log)
+        assert cols.nz_cpu.tolist()[1] == 1000
+        assert least.score_rows(cols, slice(None), reqs).tolist() == [least.score(ni, reqs)[0] for ni in state.node_infos]

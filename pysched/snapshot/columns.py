@@ -129,7 +129,7 @@ def columns_for(state: ClusterState) -> NodeColumns:
     if cols is None or cols.infos is not state.node_infos or cols.n != len(state.node_infos):
         cols = NodeColumns(state)
         state._pysched_columns = cols  # type: ignore[attr-defined]
-    else:
+    elif cols.log_pos < len(state.change_log):  # (refresh's own test: most calls find nothing new)
         cols.refresh(state)
     return cols
 
