@@ -179,7 +179,7 @@ class ResourceAllocationScorer:
         configurations (cpu and memory; LeastAllocated or balanced); None otherwise. ``rows`` may be a
         slice (then the columns are read through views: nothing here writes into what it read)."""
         steps = self._steps
-        if steps is not None and self._usable(cols):
+        if steps is not None and (self._checked is cols or self._usable(cols)):  # (_usable's own first test)
             pair = self._pair
             if pair is not None and cols.small:
                 pr = pod_requests[pair[0]], pod_requests[pair[1]]  # cpu, memory
