@@ -178,3 +178,29 @@ def test_dra_machinery_is_imported_at_the_first_dra_object(which: str, loaded: b
     code, whole = _out(app, args)
     assert code == 0 and json.loads("\n".join(printed)) == json.loads(whole)
     assert json.loads(whole)["bindings"]
+
+
+@pytest.mark.parametrize("scenario", [None, "- expect:\n  - maxPending: 0\n"], ids=["plain", "scenario-expect"])
+def test_the_expect_step_module_is_imported_only_for_a_scenario(scenario: str | None, tmp_path: Path) -> None:
+    """pysched.report.expect (which registers the scenario files' ``expect:`` step) is imported when a
+    --scenario file is given, before it is read: a plain run leaves it unloaded, a scenario's expect: step
+    is checked as before."""
+    demo = str(Path(__file__).resolve().parents[1] / "fixtures" / "demo.yaml")
+    args = ["simulate", demo, "-o", "json", "-q"]
+    if scenario is not None:
+        (tmp_path / "scenario.yaml").write_text(scenario)
+        args += ["--scenario", str(tmp_path / "scenario.yaml")]
+    code = ("import atexit, os, sys\n"
+            "atexit.register(lambda: print('pysched.report.expect' in sys.modules))\n"
+            f"sys.argv = ['pysched', *{args!r}]\n"
+            "from pysched.cli.main import main\n"
+            "main()\n")
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.splitlines()[-1] == str(scenario is not None)
+    if scenario is None:
+        assert done.returncode == 0
+    else:  # the demo leaves pods pending: maxPending 0 fails, exit 4, with the verdict on stderr
+        assert done.returncode == 4 and "expect: FAIL at most 0 pending" in done.stderr

@@ -46,7 +46,6 @@ from pysched.cli.options import (
 )
 from pysched.cli.output import progress_bar, table_style
 from pysched.errors import InputError
-from pysched.report import expect as _expect  # noqa: F401 - registers the scenario files' expect: step
 from pysched.report.serialize import to_json, to_yaml
 from pysched.report.summary import ReportData
 from pysched.scheduler.simulation import Simulation, SimulationOptions, SimulationResult
@@ -111,8 +110,12 @@ def simulate(
     """
 
     def run() -> int:
-        expectations = read_expectations(expect) if expect else None
         wi = what_if()
+        if any(kind == "scenario" for kind, _ in wi.edits):
+            # registers the scenario files' expect: step before any scenario file is read (a run without
+            # --scenario or --expect leaves pysched.report.expect unloaded)
+            from pysched.report import expect as _expect  # noqa: F401
+        expectations = read_expectations(expect) if expect else None
         from_scenarios = scenario_expectations(list(wi.edits))
         if from_scenarios:
             expectations = [*(expectations or []), *from_scenarios]
