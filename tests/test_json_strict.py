@@ -120,3 +120,85 @@ def test_texts_without_repeated_keys_take_the_plain_decoder(text: str, monkeypat
     monkeypatch.setattr(reader, "_STRICT_JSON", _NoStrict())
     assert reader._strict_raw_decode(text, 0) == (want, len(text))
     assert reader.strict_json_loads(text) == want
+
+
+# ------------------------------------------------------------------------- orjson for large texts
+
+_ORJSON_CASES = {
+    **CASES,
+    "integer of 19 digits in range": '{"a": 1234567890123456789}',
+    "integer of 20 digits beyond 64 bits": '{"a": 98765432109876543210}',
+    "negative beyond 64 bits": '{"a": -9223372036854775809}',
+    "long digit run in a string": '{"a": "12345678901234567890123", "b": 2}',
+    "digits at the very end": "[" + "7" * 25 + "]",
+    "floats": '{"a": [1.5, 1e5, -0.0, 2.5e-300, 0.1, 1E2], "b": 1e308}',
+    "infinite float": '{"a": 1e400}',
+    "whitespace around": ' \n\t{"a": 1}\r\n ',
+    "two values": '{"a": 1} {"b": 2}',
+}
+
+
+@pytest.mark.parametrize("text", list(_ORJSON_CASES.values()), ids=list(_ORJSON_CASES))
+def test_orjson_reads_what_the_strict_decoder_reads(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With every text read by orjson first (``ORJSON_FROM`` 0): the same value or the same error."""
+    monkeypatch.setattr(reader, "ORJSON_FROM", 0)
+    assert _outcome(reader.strict_json_loads, text) == _outcome(reader._STRICT_JSON.decode, text)
+
+
+@pytest.mark.parametrize("text", ['{"a": 98765432109876543210}', '{"a": -9223372036854775809}',
+                                  '{"a": "x", "b": ' + "1" * 19 + "}", '{"s": "0123456789012345678"}',
+                                  '{"a": 1, "a": 2}', '{"a": {"b": 1, "b": 1}}', '{"a": NaN}', "[1] [2]"])
+def test_orjson_leaves_to_the_standard_decoder(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Integers that may lie beyond 64 bits (orjson would read floats: any run of 19 digits), repeated
+    keys and what orjson refuses are read as before."""
+    monkeypatch.setattr(reader, "ORJSON_FROM", 0)
+    assert reader._whole_value(text) is None
+
+
+def test_orjson_reads_a_large_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    items = [{"kind": "Pod", "metadata": {"name": f"p-{i}", "labels": {"a:b": "c"}},
+              "spec": {"n": 123456789012345678, "f": 0.5, "s": "t:" * 3}} for i in range(2000)]
+    text = json.dumps({"kind": "List", "items": items}, indent=2).replace('"s": "t:', '"s": "t\\u003a', 5)
+    assert len(text) >= reader.ORJSON_FROM
+    assert reader._whole_value(text) == [json.loads(text)]
+    assert list(reader.json_values("\n\n" + text, "x.json")) == [(1, json.loads(text), 3)]
+    monkeypatch.setattr(reader, "_STRICT_JSON", _NoStrict())
+    monkeypatch.setattr(reader, "_PLAIN_JSON", _NoStrict())
+    assert reader.strict_json_loads(text) == json.loads(text)
+    monkeypatch.undo()  # a repeated key: read again by the strict decoder, which names it
+    with pytest.raises(reader.InputError, match='mapping key "n" already defined'):
+        list(reader.json_values(text.replace('"n": 123', '"n": 1, "n": 123', 1), "x.json"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_generated_texts_through_orjson(data: st.DataObject) -> None:
+    value = data.draw(st.recursive(_SCALARS, lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(_KEYS, inner, max_size=4)), max_leaves=20))
+    text = _write(value, data.draw)
+    saved = reader.ORJSON_FROM
+    reader.ORJSON_FROM = 0
+    try:
+        fast = _outcome(reader.strict_json_loads, text)
+    finally:
+        reader.ORJSON_FROM = saved
+    assert fast == _outcome(reader._STRICT_JSON.decode, text), text
+
+
+@pytest.mark.parametrize("block", [8, 16, 64])
+def test_orjson_scan_in_small_blocks(block: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The NumPy scan goes block by block: a run of 19 digits is found wherever it starts and ends, and
+    every colon is counted once."""
+    monkeypatch.setattr(reader, "ORJSON_FROM", 0)
+    monkeypatch.setattr(reader, "_SCAN_BLOCK", block)
+    for pad in range(0, 40):
+        for digits in (18, 19, 25):
+            text = '{"k": "' + "a:" * pad + '", "n": ' + "7" * digits + ', "m": "::"}'
+            got = reader._whole_value(text)
+            assert (got is None) == (digits >= 19), (pad, digits)
+            if got is not None:
+                assert got == [json.loads(text)]
+        repeated = '{"k": "' + "a" * pad + '", "x": 1, "x": 2}'
+        assert reader._whole_value(repeated) is None
+    for text in _ORJSON_CASES.values():
+        assert _outcome(reader.strict_json_loads, text) == _outcome(reader._STRICT_JSON.decode, text)
