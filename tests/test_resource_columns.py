@@ -3,7 +3,10 @@ with any resource weights and with nodes that lack a resource (allocatable 0), o
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from pysched.plugins.noderesources.fit import LEAST_ALLOCATED
@@ -149,3 +152,34 @@ def test_columns_follow_binds_and_scores_follow_the_columns() -> None:
         assert columns_for(state) is cols and cols.log_pos == len(state.change_log)
         assert cols.nz_cpu.tolist()[1] == 1000
         assert least.score_rows(cols, slice(None), reqs).tolist() == [least.score(ni, reqs)[0] for ni in state.node_infos]
+
+
+@pytest.mark.parametrize("binds_between", [1, 3, 60], ids=["one-bind", "a-few-binds", "beyond-redo-rows"])
+def test_kept_arrays_follow_binds_for_each_request(binds_between: int) -> None:
+    """The scorers' kept per-request arrays (``_kept_pair``: cpu and memory, LeastAllocated and balanced)
+    are brought up to date with the rows bound to since each request's last use (node by node, or every
+    row again past ``_REDO_ROWS``): after every round of binds each scorer's scores of every row, for
+    every request, equal the per-node scores."""
+    rng = random.Random(binds_between)
+    nodes = [make_node(f"n{i}").alloc({"cpu": rng.choice(["2", "4", "16"]), "memory": rng.choice(["4Gi", "64Gi"]),
+                                       "pods": "500"}) for i in range(8)]
+    state = cluster_state(nodes)
+    least = ResourceAllocationScorer(LEAST_ALLOCATED, [("cpu", 1), ("memory", 1)], least_allocated_scorer([1, 1]),
+                                     use_requested=False, pod_level=False)
+    balanced = ResourceAllocationScorer("BalancedAllocation", [("cpu", 1), ("memory", 1)], balanced_scorer,
+                                        use_requested=True, pod_level=True)
+    shapes = [{"cpu": "100m", "memory": "128Mi"}, {"cpu": "1", "memory": "512Mi"}, {"cpu": "250m", "memory": "2Gi"}]
+    k = 0
+    for _ in range(4):
+        for shape in shapes:
+            pod = make_pod("incoming").container(shape).pod(0)
+            cols = columns_for(state)
+            for scorer in (least, balanced):
+                reqs = scorer.pod_requests(pod)
+                want = [scorer.score(ni, reqs)[0] for ni in state.node_infos]
+                assert scorer.score_rows(cols, slice(None), reqs).tolist() == want, (scorer.name, shape)
+                assert scorer.score_rows(cols, np.arange(8)[::-1].copy(), reqs).tolist() == want[::-1]
+            for _ in range(binds_between):
+                size = rng.choice(shapes)
+                state.bind(make_pod(f"b{k}").container(size).pod(k + 1), f"n{rng.randrange(8)}")
+                k += 1

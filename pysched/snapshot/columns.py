@@ -65,7 +65,8 @@ class NodeColumns:
         # the rows read again since the columns were built, in order (once per refresh a row changed in):
         # arrays over every row kept elsewhere (``score_cache``) catch up from it
         self.row_log: list[int] = []
-        self.score_cache: dict[Any, list[Any]] = {}  # a scorer's per-row arrays: [array, len(row_log) then, ...]
+        # a scorer's per-row arrays, and where in row_log each was last brought up to date
+        self.score_cache: dict[Any, Any] = {}
         self.masks: dict[tuple[Any, ...], np.ndarray] = {}
         self.seen: set[tuple[Any, ...]] = set()  # pod shapes met once (their masks are built the second time)
         # (per row how many node names sort after its own, the number of rows as a 0-d array): the host

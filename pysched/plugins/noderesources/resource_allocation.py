@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -101,14 +101,14 @@ def _all_allocatable(cols: NodeColumns, kind: int) -> bool:
 
 
 _EVERY_ROW = slice(None)
-_KEPT_LIMIT = 256  # (scorer, resource, request) arrays kept per set of columns
+_KEPT_LIMIT = 128  # request arrays kept per scorer and resource in one set of columns
 _REDO_ROWS = 48  # more rows changed since an array's last use: every row again by the array steps
 
 
 class ResourceAllocationScorer:
     """Upstream ``resourceAllocationScorer``: gathers the per-resource vectors and applies a scorer."""
 
-    __slots__ = ("_checked", "_cpu_memory", "_pair", "_steps", "name", "pod_level", "resources", "scorer", "use_requested", "weights")
+    __slots__ = ("_checked", "_cpu_memory", "_least", "_pair", "_steps", "name", "pod_level", "resources", "scorer", "use_requested", "weights")
 
     def __init__(self, name: str, resources: Sequence[tuple[str, int]], scorer: VectorScorer,
                  use_requested: bool, pod_level: bool) -> None:
@@ -116,6 +116,7 @@ class ResourceAllocationScorer:
         self.resources = [r for r, _ in resources]
         self.weights = [w for _, w in resources]
         self.scorer = scorer
+        self._least = name == "LeastAllocated"  # (the kept arrays' rule: least_requested_score, else balanced)
         self.use_requested = use_requested
         self.pod_level = pod_level
         # cpu and memory only (neither is ever left out of the plan): score_rows' steps, worked out once
@@ -335,58 +336,75 @@ class ResourceAllocationScorer:
     # request) keeps its values of every row in ``cols.score_cache``; the rows read again since its last
     # use (``cols.row_log``) are worked out again node by node, with the per-node rule of ``score``.
     # A cycle then adds two kept arrays instead of a dozen steps over the rows.
-    def _kept(self, cols: NodeColumns, kind: int, request: int) -> np.ndarray:
-        """Per row of ``cols``, for resource ``kind`` (0 cpu, 1 memory) and the pod's ``request``:
-        LeastAllocated's ``least_requested_score`` (int64), or half the balanced fraction
+    def _kept_pair(self, cols: NodeColumns, cpu: int, mem: int) -> tuple[np.ndarray, np.ndarray]:
+        """Per row of ``cols``, for the pod's ``cpu`` and ``mem`` requests, the cpu array and the memory
+        array: LeastAllocated's ``least_requested_score`` (int64), or half the balanced fraction
         ``min(float(requested + request) / float(allocatable), 1.0)`` (float64; halving is exact, and
         ``f0 / 2 - f1 / 2`` is ``(f0 - f1) / 2`` exactly: these fractions are 0 or above 2**-47, nothing
-        gets near the subnormals). Callers only read it (and hand out new arrays computed from it, never
-        views of it)."""
-        key = (self, kind, request)
-        cache = cols.score_cache
-        entry = cache.get(key)
+        gets near the subnormals). Callers only read them (and hand out new arrays computed from them,
+        never views of them). Both resources in one call: the scorer's arrays are looked up once
+        (``cols.score_cache[self]``: per resource, request -> [array, len(row_log) then, its memoryview])."""
+        kept: tuple[dict[int, list[Any]], dict[int, list[Any]]] | None = cols.score_cache.get(self)
+        if kept is None:
+            kept = cols.score_cache[self] = ({}, {})
         log = cols.row_log
-        least = self.name == "LeastAllocated"
-        if entry is not None:
-            arr, pos, view = entry
-            end = len(log)
-            if pos == end:
-                return arr
-            entry[1] = end
-            if end - pos <= _REDO_ROWS:
-                infos = cols.infos
-                # One item store per row, through a memoryview of the array (the same int64 / float64
-                # element; about half the steps of a NumPy item assignment, fewer than a fancy assignment
-                # of a few). A row logged twice is worked out twice (the same value from the same node):
-                # cheaper than building a set of the rows every time.
-                if least:  # least_requested_score (capacity > 0: _usable)
-                    if kind == 0:
-                        for i in log[pos:end]:
-                            ni = infos[i]
-                            a = ni.allocatable.milli_cpu
-                            r = ni.non_zero_requested.milli_cpu + request
-                            view[i] = 0 if r > a else (a - r) * MAX_NODE_SCORE // a
-                    else:
-                        for i in log[pos:end]:
-                            ni = infos[i]
-                            a = ni.allocatable.memory
-                            r = ni.non_zero_requested.memory + request
-                            view[i] = 0 if r > a else (a - r) * MAX_NODE_SCORE // a
-                elif kind == 0:  # balanced_scorer's fraction, halved
+        end = len(log)
+        c = kept[0].get(cpu)
+        m = kept[1].get(mem)
+        if c is not None and m is not None and c[1] == end and m[1] == end:
+            return c[0], m[0]
+        infos = cols.infos
+        top = MAX_NODE_SCORE
+        # One item store per row, through a memoryview of the array (the same int64 / float64 element;
+        # about half the steps of a NumPy item assignment, fewer than a fancy assignment of a few). A row
+        # logged twice is worked out twice (the same value from the same node): cheaper than building a
+        # set of the rows every time. The balanced fraction is ``(requested + request) / allocatable`` of
+        # ints: below 2**53 (``cols.small``, requests below SMALL) Python divides them as the two exact
+        # float64 values, ``float(r) / float(a)``, without the two conversions' calls.
+        if c is None or end - c[1] > _REDO_ROWS:
+            c_arr = self._kept_all(cols, 0, cpu, kept[0], end)
+        else:
+            c_arr, pos, view = c
+            if pos != end:
+                c[1] = end
+                if self._least:  # least_requested_score (capacity > 0: _usable)
                     for i in log[pos:end]:
                         ni = infos[i]
-                        f = float(ni.requested.milli_cpu + request) / float(ni.allocatable.milli_cpu)
+                        a = ni.allocatable.milli_cpu
+                        r = ni.non_zero_requested.milli_cpu + cpu
+                        view[i] = 0 if r > a else (a - r) * top // a
+                else:  # balanced_scorer's fraction, halved
+                    for i in log[pos:end]:
+                        ni = infos[i]
+                        f = (ni.requested.milli_cpu + cpu) / ni.allocatable.milli_cpu
                         view[i] = 0.5 if f > 1 else f * 0.5
+        if m is None or end - m[1] > _REDO_ROWS:
+            m_arr = self._kept_all(cols, 1, mem, kept[1], end)
+        else:
+            m_arr, pos, view = m
+            if pos != end:
+                m[1] = end
+                if self._least:
+                    for i in log[pos:end]:
+                        ni = infos[i]
+                        a = ni.allocatable.memory
+                        r = ni.non_zero_requested.memory + mem
+                        view[i] = 0 if r > a else (a - r) * top // a
                 else:
                     for i in log[pos:end]:
                         ni = infos[i]
-                        f = float(ni.requested.memory + request) / float(ni.allocatable.memory)
+                        f = (ni.requested.memory + mem) / ni.allocatable.memory
                         view[i] = 0.5 if f > 1 else f * 0.5
-                return arr
-        elif len(cache) >= _KEPT_LIMIT:
-            cache.clear()
-        # every row by the array steps (``_least_allocated_rows`` / ``_fraction`` of one resource)
-        if least:
+        return c_arr, m_arr
+
+    def _kept_all(self, cols: NodeColumns, kind: int, request: int, kept: dict[int, list[Any]], end: int
+                  ) -> np.ndarray:
+        """``_kept_pair``'s array of resource ``kind`` (0 cpu, 1 memory) worked out for every row by the
+        array steps (``_least_allocated_rows`` / ``_fraction`` of one resource), kept in ``kept`` with the
+        length of the row log ``end``."""
+        if len(kept) >= _KEPT_LIMIT:
+            kept.clear()
+        if self._least:
             a = cols.alloc_cpu if kind == 0 else cols.alloc_mem
             arr = a - (cols.nz_cpu if kind == 0 else cols.nz_mem)
             arr -= request
@@ -398,14 +416,15 @@ class ResourceAllocationScorer:
             np.multiply(arr, _HALF, out=arr)
         # (new, contiguous arrays: int64 / float64 elements, memoryview formats "l" / "d" on 64-bit Linux
         # and macOS, "q" / "d" elsewhere: the stores above keep the element type either way)
-        cache[key] = [arr, len(log), memoryview(arr)]
+        kept[request] = [arr, end, memoryview(arr)]
         return arr
 
     def _least_allocated_kept(self, cols: NodeColumns, rows: np.ndarray | slice, pr: tuple[int, int]) -> np.ndarray:
         """``_least_allocated_rows`` from the kept per-resource scores: the weighted mean of the two."""
         _, _, w_cpu, w_mem = self._pair  # type: ignore[misc]
-        c = self._kept(cols, 0, pr[0])[rows]
-        m = self._kept(cols, 1, pr[1])[rows]
+        c, m = self._kept_pair(cols, pr[0], pr[1])
+        c = c[rows]
+        m = m[rows]
         if w_cpu == 1 and w_mem == 1:
             if isinstance(rows, slice):
                 total = c + m  # (views of the kept arrays: a new one)
@@ -423,7 +442,8 @@ class ResourceAllocationScorer:
 
     def _balanced_kept(self, cols: NodeColumns, rows: np.ndarray | slice, pr: tuple[int, int]) -> np.ndarray:
         """``_balanced_rows`` from the kept halved capped fractions: the same floats."""
-        d = self._kept(cols, 0, pr[0])[rows] - self._kept(cols, 1, pr[1])[rows]  # (f0 - f1) / 2
+        c, m = self._kept_pair(cols, pr[0], pr[1])
+        d = c[rows] - m[rows]  # (f0 - f1) / 2
         np.abs(d, out=d)
         np.subtract(_ONE, d, out=d)
         np.multiply(d, _MAX_SCORE, out=d)
