@@ -73,6 +73,20 @@ def test_short_stretch_and_whole_rotation() -> None:
     assert (rows.tolist(), end) == (list(range(10)), 500)
 
 
+@pytest.mark.parametrize(("start", "to_find", "every"), [
+    (700, 420, 1), (700, 420, 3), (999, 5, 2), (600, 400, 1), (580, 420, 1), (900, 420, 50), (1, 999, 1),
+], ids=["wraps-all-pass", "wraps-a-third", "last-row", "ends-on-the-last-row", "one-short", "too-few", "from-1"])
+def test_window_that_must_wrap_is_the_loops(start: int, to_find: int, every: int) -> None:
+    """Fewer rows from the start row to the last one than the window holds (one search over every row,
+    split at the start row): the loop's rows and end, whether or not enough rows pass."""
+    n = 1000
+    mask = np.zeros(n, dtype=bool)
+    mask[::every] = True
+    mask[start] = False  # (the start row itself rejected)
+    rows, end = _window(mask, start, n, to_find)
+    assert (rows.tolist(), end) == _loop(mask.tolist(), start, n, to_find)
+
+
 def test_feasible_nodes_are_the_window_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """On a generated cluster: every batched window's feasible list is its rows' nodes, in order (the list
     is a slice of the node list when no node of the window was rejected, wrapping at the end)."""

@@ -93,6 +93,20 @@ def _window(mask: np.ndarray | None, start: int, n: int, to_find: int) -> tuple[
     if mask is None:
         end = to_find if n >= need else n
         return _rotated_rows(n)[start:start + end].copy(), end
+    if n - start < need:
+        # fewer rows from start to the last row than the window holds: it goes on at row 0 whatever passes.
+        # The passing rows of the whole rotation from one search over every row, split at the start row:
+        # those from it, then those before it (one search and no shifted copy instead of two of each)
+        found = mask.nonzero()[0]  # 1-D: flatnonzero without its ravel
+        at = int(found.searchsorted(start))
+        rows, more = found[at:], found[:at]
+        left = to_find - len(rows)  # (>= 0: at most n - start <= to_find rows from start)
+        if len(more) > left:
+            end = n - start + int(more[left])
+            more = more[:left]
+        else:
+            end = n
+        return np.concatenate((rows, more)), end
     size = 2 * need + 64
     # the stretch up to the last row first: when it holds the window, positions are rows - start
     found = mask[start:min(start + size, n)].nonzero()[0]  # 1-D: flatnonzero without its ravel
