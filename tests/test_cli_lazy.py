@@ -67,11 +67,13 @@ def test_a_simulate_run_leaves_unused_libraries_unloaded() -> None:
     """What a plain run never uses would cost start-up time at every run: XML (only --junit writes it),
     pydantic (typer 0.29's option validators), the kubernetes client (live clusters only), hashlib and
     OpenSSL (generated names and DRA claim names only; the checkout's plugins/ folder is loaded), fractions
-    and decimal (quantities in forms other than whole numbers with a suffix, DRA's CEL, durations)."""
+    and decimal (quantities in forms other than whole numbers with a suffix, DRA's CEL, durations), base64
+    (an extender's tlsConfig data only)."""
     demo = str(Path(__file__).resolve().parents[1] / "fixtures" / "demo.yaml")
     code = ("import atexit, sys\n"
             "atexit.register(lambda: print(sorted(n for n in ('xml.etree.ElementTree', 'pydantic', 'kubernetes',\n"
-            "                                                  '_hashlib', 'fractions', 'decimal') if n in sys.modules)))\n"
+            "                                                  '_hashlib', 'fractions', 'decimal', 'base64')\n"
+            "                                      if n in sys.modules)))\n"
             f"sys.argv = ['pysched', 'simulate', {demo!r}, '-o', 'json']\n"
             "from pysched.cli.main import main\n"
             "main()\n")

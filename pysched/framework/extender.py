@@ -14,8 +14,6 @@ would have bound the pod.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import datetime as _dt
 import json
 import urllib.parse
@@ -97,6 +95,9 @@ def _get_bytes(body: Mapping[str, Any], key: str, path: str) -> bytes:
     text = pa.get_str(body, key, path)
     if not text:
         return b""
+    import base64  # (here: only a tlsConfig's *Data fields are base64; a run without them never imports it)
+    import binascii
+
     try:
         return base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError):
@@ -210,6 +211,8 @@ def _json_default(value: Any) -> Any:
     if isinstance(value, _dt.date):
         return value.isoformat()
     if isinstance(value, bytes):
+        import base64
+
         return base64.b64encode(value).decode()
     return str(value)
 
