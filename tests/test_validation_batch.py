@@ -466,3 +466,14 @@ def test_reader_refuses_a_nul_in_a_path() -> None:
         reader.read_bytes("a\x00b")
     with pytest.raises(InputError, match="contains a NUL character"):
         loader.read_source("a\x00b")
+
+
+def test_the_schema_table_is_read_as_the_standard_decoder_reads_it() -> None:
+    """The table (read by orjson): the same types and kinds as ``json.loads`` of the file."""
+    import json
+
+    table = json.loads(validation.SCHEMA_FILE.read_text())
+    types, kinds = validation._schema()
+    assert types.raw == table["types"]  # type: ignore[attr-defined]
+    assert kinds == table["kinds"]
+    assert list(kinds) == list(table["kinds"])  # (in the file's order)
