@@ -230,3 +230,48 @@ def test_document_separators_are_the_regular_expressions_matches(text: str) -> N
     expected = [(m.start(), m.end()) for m in _SEPARATOR_TAIL.finditer(text)
                 if m.start() == 0 or text[m.start() - 1] == "\n"]
     assert document_separators(text) == expected
+
+
+def _leading_reference(items: list) -> int:
+    """What _flatten yielded item by item before: dicts that are no *List holding items, from the first."""
+    n = 0
+    for item in items:
+        k = item.get("kind") if type(item) is dict else None
+        if type(item) is not dict or (isinstance(k, str) and k.endswith("List") and "items" in item):
+            break
+        n += 1
+    return n
+
+
+_POD = {"kind": "Pod", "metadata": {"name": "p"}}
+_LEADING_CASES = {
+    "empty": [],
+    "objects": [_POD, {"kind": "Node"}, _POD],
+    "an object without kind": [_POD, {"kind": "Node"}, {}],
+    "a kind holding List": [{"kind": "ListWatcher"}, _POD, {"kind": "PodListX", "items": []}],
+    "a nested list": [_POD, {"kind": "List", "items": []}, _POD],
+    "a PodList first": [{"kind": "PodList", "items": [_POD]}, _POD],
+    "a List without items": [_POD, {"kind": "PodList"}, _POD],
+    "no dict": [_POD, ["x"], _POD],
+    "no object": [_POD, None],
+    "an unhashable kind": [_POD, {"kind": ["List"]}, {"kind": "ConfigMapList", "items": []}],
+    "a kind no string": [{"kind": 1}, {"kind": None}, _POD],
+}
+
+
+@pytest.mark.parametrize("items", list(_LEADING_CASES.values()), ids=list(_LEADING_CASES))
+def test_leading_objects_as_item_by_item(items: list, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The leading plain objects of a List, judged at once where it can be: as many as item by item, and
+    _flatten yields them with their paths, then the rest, as the stack alone yields them all."""
+    from pysched.snapshot import loader
+
+    assert loader._leading_objects(items) == _leading_reference(items)
+    doc = loader.Document("f.json", 1, {"kind": "List", "items": items})
+    errors: list = []
+    got = [(obj, where) for _, obj, where in loader._flatten(doc, doc.obj, "", errors)]
+    first = _leading_reference(items)
+    assert got[:first] == [(item, f"items[{i}]") for i, item in enumerate(items[:first])]
+    monkeypatch.setattr(loader, "_leading_objects", lambda items: 0)  # every item through the stack
+    stacked: list = []
+    assert got == [(obj, where) for _, obj, where in loader._flatten(doc, doc.obj, "", stacked)]
+    assert [str(e) for e in errors] == [str(e) for e in stacked]

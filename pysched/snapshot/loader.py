@@ -248,14 +248,12 @@ def _flatten(doc: Document, obj: object, where: str, errors: list[InputError]) -
             if item_kind is None:
                 # the items are what the stack would take next: the leading ones that are objects but no
                 # list to flatten (nearly all) are yielded at once, the rest stacked as before
-                for item in items:
-                    if type(item) is not dict:
-                        break
-                    k = item.get("kind")
-                    if isinstance(k, str) and k.endswith("List") and "items" in item:
-                        break
-                    yield doc, item, f"{path}[{first}]"
-                    first += 1
+                first = _leading_objects(items)
+                if first:
+                    # (one comprehension for the paths, C-level passes for the rest: no Python step per item
+                    # but the path's f-string, cheaper than str.format's)
+                    yield from zip(repeat(doc), items[:first] if first < len(items) else items,
+                                   [f"{path}[{i}]" for i in range(first)])
             expanded = []
             for i, item in enumerate(items[first:] if first else items, first):
                 if isinstance(item, _MAP) and item_kind and "kind" not in item:
@@ -264,6 +262,32 @@ def _flatten(doc: Document, obj: object, where: str, errors: list[InputError]) -
             stack.extend(reversed(expanded))
             continue
         yield doc, obj, where  # type: ignore[misc]
+
+
+def _leading_objects(items: list) -> int:
+    """How many of ``items``, from the first, are dicts that are no ``*List`` holding ``items`` (what
+    ``_flatten`` yields as they are). Judged for all at once where every item is a dict whose kind is a
+    string and no kind holds ``List`` anywhere (one join of them, no hashing); else item by item."""
+    get: Any = dict.get
+    if _DICT_ONLY.issuperset(map(type, items)):
+        try:
+            kinds = "".join(map(get, items, repeat("kind")))
+        except TypeError:  # a kind that is no string (absent: None): item by item
+            kinds = "List"
+        if "List" not in kinds:
+            return len(items)
+    n = 0
+    for item in items:
+        if type(item) is not dict:
+            break
+        k = item.get("kind")
+        if isinstance(k, str) and k.endswith("List") and "items" in item:
+            break
+        n += 1
+    return n
+
+
+_DICT_ONLY = frozenset((dict,))
 
 
 def _join(where: str, field: str | None) -> str:
