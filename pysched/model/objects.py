@@ -1056,11 +1056,11 @@ class PodParser:
         phase, start = get("phase"), get("startTime")
         # the derived fields (entry[2]) and the key given to __init__ with the others: no default made for
         # them and set again
-        key = f"{meta_.namespace}/{meta_.name}"
+        pod_key = f"{meta_.namespace}/{meta_.name}"
         if type(phase) is str and get("nominatedNodeName") is None and get("conditions") is None and (
                 start is None or (type(start) is str and start and _parse_time_text(start) is not None)):
-            return Pod(meta_, raw, node_name, *entry[1], phase, start, "", [], index, *entry[2], key)  # type: ignore[call-arg]
-        return Pod(meta_, raw, node_name, *entry[1], *_status_fields(status), index, *entry[2], key)  # type: ignore[call-arg]
+            return Pod(meta_, raw, node_name, *entry[1], phase, start, "", [], index, *entry[2], pod_key)  # type: ignore[call-arg]
+        return Pod(meta_, raw, node_name, *entry[1], *_status_fields(status), index, *entry[2], pod_key)  # type: ignore[call-arg]
 
     def validate(self, raw: Mapping) -> None:
         """``validate_pod`` of the pod parsed last; once per distinct spec (it reads nothing else)."""
