@@ -108,6 +108,11 @@ class _ScoreStep:
 
 
 class Framework:
+    # (the plugin list these were made from, [(name, its bound PreFilter / PreScore method, ...)]): looked
+    # up once, not per plugin and cycle; made again when the list is another (tests assemble frameworks)
+    _pre_filter_calls: tuple[list[PreFilterPlugin], list[tuple[str, Any]]] | None = None
+    _pre_score_calls: tuple[list[PreScorePlugin], list[tuple[str, Any, bool]]] | None = None
+
     def __init__(self, profile: ProfileConfig, registry: Registry, handle: Handle) -> None:
         self.profile = profile
         self.handle = handle
@@ -189,35 +194,39 @@ class Framework:
         returned_sets: list[str] = []
         remembered: Status | None = None
         skipped = state.skip_filter_plugins
-        for p in self.pre_filter:
+        calls = self._pre_filter_calls
+        if calls is None or calls[0] is not self.pre_filter:
+            calls = self._pre_filter_calls = (self.pre_filter, [(p.name, p.pre_filter) for p in self.pre_filter])
+        skip = Code.Skip
+        for name, pre_filter in calls[1]:
             try:
-                r, st = p.pre_filter(state, pod, nodes)
+                r, st = pre_filter(state, pod, nodes)
             except Exception as exc:
-                return None, plugin_fault(p.name, "PreFilter", pod, exc), returned_sets
+                return None, plugin_fault(name, "PreFilter", pod, exc), returned_sets
             if st is None:
                 pass
-            elif st.code == Code.Skip:  # (may be a shared Status: only its code is read)
-                skipped.add(p.name)
+            elif st.code == skip:  # (may be a shared Status: only its code is read)
+                skipped.add(name)
                 continue
             elif st.code != Code.Success:
-                st.plugin = p.name
+                st.plugin = name
                 if st.code == Code.UnschedulableAndUnresolvable:
                     return None, st, returned_sets
                 if st.code == Code.Unschedulable:
                     if remembered is None:
                         remembered = st
                     continue
-                err = Status(Code.Error, error=f'running PreFilter plugin "{p.name}": {st.message()}')
-                return None, err.with_plugin(p.name), returned_sets
+                err = Status(Code.Error, error=f'running PreFilter plugin "{name}": {st.message()}')
+                return None, err.with_plugin(name), returned_sets
             if r is not None and not r.all_nodes():
-                returned_sets.append(p.name)
+                returned_sets.append(name)
                 result = r if result is None else result.merge(r)
                 if not result.node_names:
                     if len(returned_sets) == 1:
                         msg = f"node(s) didn't satisfy plugin {returned_sets[0]}"
                     else:
                         msg = f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(returned_sets))}] simultaneously"
-                    return None, Status.unresolvable(msg).with_plugin(p.name), returned_sets
+                    return None, Status.unresolvable(msg).with_plugin(name), returned_sets
         return result, remembered, returned_sets
 
     def run_pre_filter_add_pod(self, state: CycleState, pod: Pod, to_add: Pod, node: NodeInfo) -> Status | None:
@@ -344,18 +353,24 @@ class Framework:
         """``nodes``: a list, or the fast filter's ``RowNodes`` (handed as they are to the plugins that
         declare ``PRE_SCORE_ROWS``, see ``framework/batch.py``; the others get its list)."""
         rows = isinstance(nodes, RowNodes)
-        for p in self.pre_score:
+        calls = self._pre_score_calls
+        if calls is None or calls[0] is not self.pre_score:
+            calls = self._pre_score_calls = (self.pre_score, [
+                (p.name, p.pre_score, bool(getattr(p, "PRE_SCORE_ROWS", False))) for p in self.pre_score])
+        skip = Code.Skip
+        for name, pre_score, takes_rows in calls[1]:
             try:
-                st = p.pre_score(state, pod, node_list(nodes) if rows and not getattr(p, "PRE_SCORE_ROWS", False)
-                                 else nodes)  # type: ignore[arg-type]
+                st = pre_score(state, pod, node_list(nodes) if rows and not takes_rows
+                               else nodes)
             except Exception as exc:
-                return plugin_fault(p.name, "PreScore", pod, exc)
-            if st is not None and st.code == Code.Skip:
-                state.skip_score_plugins.add(p.name)
-                continue
-            if st is not None and st.code != Code.Success:
-                return Status(Code.Error, error=f'running PreScore plugin "{p.name}": {st.message()}'
-                              ).with_plugin(p.name)
+                return plugin_fault(name, "PreScore", pod, exc)
+            if st is not None:
+                if st.code == skip:
+                    state.skip_score_plugins.add(name)
+                    continue
+                if st.code != Code.Success:
+                    return Status(Code.Error, error=f'running PreScore plugin "{name}": {st.message()}'
+                                  ).with_plugin(name)
         return None
 
     def run_score(self, state: CycleState, pod: Pod,
