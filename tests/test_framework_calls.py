@@ -91,3 +91,18 @@ def test_pre_filter_calls(statuses: list[Any], skipped: list[str], code: Code | 
     state = CycleState()
     assert fwk.run_pre_filter(state, _Pod(), [])[1] is None  # type: ignore[arg-type]
     assert state.skip_filter_plugins == {"c"} and other.calls == 1
+
+
+def test_shared_pre_score_skip_is_only_read() -> None:
+    """VolumeBinding's PreScore returns the shared Skip (``PRE_SCORE_SKIP``): the framework records the
+    skip and leaves the shared object as it is."""
+    from pysched.framework.status import PRE_SCORE_SKIP
+    from pysched.plugins.volumebinding import VolumeBinding
+
+    plugin = VolumeBinding.__new__(VolumeBinding)
+    assert plugin.pre_score(CycleState(), _Pod(), []) is PRE_SCORE_SKIP  # type: ignore[arg-type]
+    fwk = _framework("pre_score", [plugin])  # type: ignore[list-item]
+    state = CycleState()
+    assert fwk.run_pre_score(state, _Pod(), []) is None  # type: ignore[arg-type]
+    assert state.skip_score_plugins == {plugin.name}
+    assert PRE_SCORE_SKIP.code == Code.Skip and PRE_SCORE_SKIP.plugin == "" and PRE_SCORE_SKIP.reasons == []

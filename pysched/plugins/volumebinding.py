@@ -30,7 +30,7 @@ from pysched.framework.interface import (
     ReservePlugin,
     ScorePlugin,
 )
-from pysched.framework.status import PRE_FILTER_SKIP, Code, Status
+from pysched.framework.status import PRE_FILTER_SKIP, PRE_SCORE_SKIP, Code, Status
 from pysched.model.objects import Node, Pod
 from pysched.model.quantity import milli_to_value
 from pysched.model.storage import (
@@ -468,7 +468,7 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
     PRE_SCORE_ROWS = True  # (a RowNodes is welcome: pre_score reads no node)
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
-        return Status(Code.Skip)  # no scorer without the StorageCapacityScoring gate
+        return PRE_SCORE_SKIP  # no scorer without the StorageCapacityScoring gate (the shared Skip: only its code is read)
 
     def score(self, state: CycleState, pod: Pod, node: NodeInfo) -> tuple[int, Status | None]:
         return 0, None

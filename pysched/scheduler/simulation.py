@@ -205,6 +205,7 @@ class Simulation:
         scheduled_first: set[str] = set()  # pods whose pass-1 cycle bound them (OrderedReady reads it)
         not_created: list[tuple[str, str]] = []
         withheld: set[str] = set()
+        scheduled = Outcome.SCHEDULED  # (read once: an enum member read off its class costs ~1,000 instructions)
         for pass_no in range(1, self.options.passes + 1):
             this_pass: list[tuple[Pod, CycleTrace]] = []
             for pod in remaining:
@@ -234,7 +235,7 @@ class Simulation:
             self.scheduler.end_pass(pass_no)
             still = []
             for pod, tr in this_pass:
-                if tr.outcome is Outcome.SCHEDULED:
+                if tr.outcome is scheduled:
                     bindings[pod.key] = tr.node  # type: ignore[assignment]
                 else:
                     still.append(pod)
