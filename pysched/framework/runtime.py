@@ -90,7 +90,7 @@ class _ScoreStep:
     """A Score plugin as ``run_score_arrays`` calls it: its optional batched methods looked up once."""
 
     __slots__ = ("batch", "batch_normalize", "constant", "has_normalize", "in_range", "name", "owned", "plugin",
-                 "spans", "weight", "weight0")
+                 "span_sum", "spans", "weight", "weight0")
 
     def __init__(self, p: ScorePlugin, weight: int) -> None:
         self.plugin = p
@@ -108,6 +108,8 @@ class _ScoreStep:
         self.in_range = bool(getattr(p, "BATCH_SCORES_IN_RANGE", False))
         self.spans = self.batch is not None and bool(getattr(p, "BATCH_SCORE_SPANS", False))
         self.owned = self.batch is not None and bool(getattr(p, "BATCH_SCORE_OWNED", False))
+        # run_score_totals sums its batch_score of a span of rows as it is: scores in range, not normalized
+        self.span_sum = self.spans and self.in_range and not self.has_normalize
 
 
 class Framework:
@@ -474,15 +476,18 @@ class Framework:
                         return None, _out_of_range(step.name, [v])
                     continue
             w = step.weight
-            if span is not None and step.spans and step.in_range and not step.has_normalize:
+            if span is not None and step.span_sum:
                 try:
                     arr = step.batch(state, pod, hit[0], span)  # type: ignore[index,misc]
                 except Exception:
                     return None, self._locate_score_fault(step.plugin, state, pod, nodes)
                 if arr is not None:
-                    # (the first owned array is summed into as it is: no copy)
-                    span_total = arr if span_total is None and w == 1 and step.owned \
-                        else _add_weighted(span_total, arr, w, step.weight0)
+                    if span_total is None:  # (the first owned array is summed into as it is: no copy)
+                        span_total = arr if w == 1 and step.owned else _add_weighted(None, arr, w, step.weight0)
+                    elif w == 1:  # (_add_weighted's step, without the call)
+                        span_total += arr
+                    else:
+                        span_total = _add_weighted(span_total, arr, w, step.weight0)
                     continue
             arr, st = self._score_array(step, state, pod, nodes, hit, span, offsets)
             if arr is None:
