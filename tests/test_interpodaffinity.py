@@ -463,3 +463,28 @@ def test_batch_normalize_equals_normalize_score_below_and_above_the_table_range(
         got = plugin.batch_normalize(state, None, np.array(raw, dtype=np.int64))  # type: ignore[arg-type]
         assert got.dtype == np.int64
         assert got.tolist() == [s.score for s in scores], spread
+
+
+@pytest.mark.parametrize("raw", [
+    pytest.param([0, 3, 1, 2, 0], id="lowest-0"),
+    pytest.param([0, 7, 3, 5], id="lowest-0-odd-spread"),
+    pytest.param([-100, 0, -50, -30, -1], id="highest-0"),
+    pytest.param([-1, 0, 0, -1], id="highest-0-spread-1"),
+    pytest.param([-350, -100, 0, -7, -349], id="highest-0-wide"),
+    pytest.param([-5, 5, 0, 3], id="around-0"),
+    pytest.param([700, 860, 720], id="above-0"),
+    pytest.param([-9, -2, -5], id="below-0"),
+])
+def test_batch_normalize_indexes_by_the_raw_scores_when_the_lowest_or_highest_is_0(raw: list[int]) -> None:
+    """The table forms that index by the raw scores themselves (lowest 0: the table; highest 0: the table
+    rolled by one) give normalize_score's numbers, as the other spreads do."""
+    import numpy as np
+
+    plugin = ipa.InterPodAffinity(None)
+    state = CycleState()
+    state.write(ipa.PRE_SCORE_STATE_KEY, ipa.PreScoreState({ZONE: {"a": 1}}))
+    scores = [NodeScore(f"n{i}", v) for i, v in enumerate(raw)]
+    plugin.normalize_score(state, None, scores)  # type: ignore[arg-type]
+    got = plugin.batch_normalize(state, None, np.array(raw, dtype=np.int64))  # type: ignore[arg-type]
+    assert got.dtype == np.int64
+    assert got.tolist() == [s.score for s in scores]

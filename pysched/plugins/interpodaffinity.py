@@ -352,6 +352,7 @@ _MAX_SCORE_F.flags.writeable = False
 
 _TABLE_DIFF = 4096  # normalized scores of raw scores spread over at most this range come from a table
 _TABLES: dict[int, np.ndarray] = {}
+_ROLLED: dict[int, np.ndarray] = {}
 
 
 def _normalized_table(diff: int) -> np.ndarray:
@@ -367,6 +368,21 @@ def _normalized_table(diff: int) -> np.ndarray:
         table = f.astype(np.int64)
         table.flags.writeable = False
         _TABLES[diff] = table
+    return table
+
+
+def _rolled_table(diff: int) -> np.ndarray:
+    """``_normalized_table(diff)`` rolled by one: indexed by the raw scores themselves when the highest is
+    0 (they are -diff .. 0: a negative index counts from the end, so score ``-k`` reads slot
+    ``diff + 1 - k``, the normalized score of offset ``diff - k``, and score 0 slot 0, that of ``diff``),
+    which spares the subtraction of the lowest score (read only, kept per ``diff``)."""
+    table = _ROLLED.get(diff)
+    if table is None:
+        if len(_ROLLED) >= 256:
+            _ROLLED.clear()
+        table = np.roll(_normalized_table(diff), 1)
+        table.flags.writeable = False
+        _ROLLED[diff] = table
     return table
 
 
@@ -1004,7 +1020,13 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         if diff <= _TABLE_DIFF:
             # the scores are integers in lo .. lo + diff: each offset's normalized score is looked up in a
             # table worked out once per diff by the same float steps (one subtraction and one gather
-            # instead of four array steps)
+            # instead of four array steps). The subtraction is spared when the raw scores index a table
+            # as they are: the lowest is 0, or the highest is 0 (the usual spreads: preferred
+            # anti-affinity weights alone, or affinity weights alone)
+            if lo == 0:
+                return _normalized_table(diff)[arr]
+            if lo + diff == 0:
+                return _rolled_table(diff)[arr]
             return _normalized_table(diff)[arr - lo]
         f = (arr - lo) / float(diff)  # float64, as upstream's float64(score-min)/float64(diff)
         np.multiply(f, _MAX_SCORE_F, out=f)  # the same product as MaxNodeScore * fraction
