@@ -488,3 +488,46 @@ def test_batch_normalize_indexes_by_the_raw_scores_when_the_lowest_or_highest_is
     got = plugin.batch_normalize(state, None, np.array(raw, dtype=np.int64))  # type: ignore[arg-type]
     assert got.dtype == np.int64
     assert got.tolist() == [s.score for s in scores]
+
+
+def _raw_scores(pl: ipa.InterPodAffinity, cs: ClusterState, incoming: Any) -> dict[str, int]:
+    state = CycleState()
+    assert pl.pre_score(state, incoming, cs.node_infos) is None
+    out = {}
+    for ni in cs.node_infos:
+        s, err = pl.score(state, incoming, ni)
+        assert err is None
+        out[ni.name] = s
+    return out
+
+
+@pytest.mark.parametrize("ns_selector, kept", [
+    pytest.param(None, True, id="namespaces-listed"),
+    pytest.param({}, True, id="every-namespace"),
+    pytest.param(ml(team="b"), False, id="selector-reads-namespaces"),
+])
+def test_pre_score_terms_kept_per_affinity_object_only_when_resolving_reads_no_namespace(
+        ns_selector: dict | None, kept: bool) -> None:
+    """The incoming pod's resolved preferred terms are kept per affinity object (the pods of one spec share
+    it) only when no namespace selector reads the cluster's namespaces: the same pod on a cluster whose
+    namespaces are labelled otherwise gets that cluster's scores (as the reference path does)."""
+    nodes = [zn("a", "z1"), zn("b", "z2")]
+    t = term(ZONE, ml(app="db"), namespaces=None if ns_selector is not None else ["ns2"], ns_selector=ns_selector)
+    incoming = pod("p", aff=affinity(pref=[weighted(10, t)], pref_anti=[weighted(3, term(HOST, ml(app="x")))]))
+    first = cluster_state(nodes, [pod("d1", {"app": "db"}, on="a", ns="ns2"), pod("d2", {"app": "db"}, on="b", ns="nsx")])
+    second = cluster_state(nodes, [pod("d1", {"app": "db"}, on="a", ns="ns2"), pod("d2", {"app": "db"}, on="b", ns="nsx")],
+                           {**NAMESPACES, "ns2": {"team": "a"}, "nsx": {"team": "b"}})
+    pl = plugin(first)
+    want = {"ns2": {"a": 10, "b": 0}, "nsx": {"a": 0, "b": 10}, "both": {"a": 10, "b": 10}}
+    for cs, which in ((first, "ns2"), (second, "nsx"), (first, "ns2")):
+        pl.handle.snapshot = cs  # type: ignore[union-attr]
+        ref = ipa.factory(None, Handle(cs, batched=False))
+        got = _raw_scores(pl, cs, incoming)
+        assert got == _raw_scores(ref, cs, incoming)
+        assert got == want["both" if ns_selector == {} else "ns2" if ns_selector is None else which]
+    assert (id(incoming.affinity) in pl._shapes) == kept
+    # another pod of an equal spec (another affinity object) shares the kept sums
+    twin = pod("q", aff=affinity(pref=[weighted(10, t)], pref_anti=[weighted(3, term(HOST, ml(app="x")))]))
+    assert twin.affinity is not incoming.affinity
+    assert _raw_scores(pl, first, twin) == _raw_scores(pl, first, incoming)
+    assert len(pl._aggregates) == 2 - kept  # (a selector reading namespaces: one signature per cluster)

@@ -39,7 +39,7 @@ from pysched.framework.interface import (
 )
 from pysched.framework.status import PRE_FILTER_SKIP, PRE_SCORE_SKIP, Code, Status
 from pysched.framework.whatif import INTER_POD, Change, Eviction, WhatIfContext, WhatIfPlugin, selector_text
-from pysched.model.objects import AffinityTerm, Pod
+from pysched.model.objects import AffinityTerm, Pod, PodAffinity
 from pysched.plugins.helper import decode_plugin_args
 from pysched.plugins.podtopologyspread import LABEL_HOSTNAME, NodeValueCache, selector_key
 from pysched.plugins.topology_arrays import TopologyArrays, label_hint, topology_arrays
@@ -346,6 +346,7 @@ def parse_error_message(err: str) -> str:
 # --------------------------------------------------------------------------- plugin
 
 _MAX_AGGREGATES = 256
+_MAX_SHAPES = 1024
 _MAX_SCORE_F = np.array(float(MAX_NODE_SCORE))  # (a 0-d operand: no Python number converted per call)
 _MAX_SCORE_F.flags.writeable = False
 
@@ -541,12 +542,13 @@ class _IncomingSums(_DomainSums):
     """The incoming pod's preferred terms (signed weights) against the pods on every node, summed per
     domain; kept by replaying ``TopologyArrays.pod_events`` (one match per pod that moved)."""
 
-    __slots__ = ("pos", "terms")
+    __slots__ = ("hints", "pos", "terms")
 
     def __init__(self, topo: TopologyArrays, terms: list[tuple[AffinityTerm, int]], cluster: Any,
                  events_at: int) -> None:
         super().__init__(topo)
         self.terms = terms
+        self.hints = [label_hint(t.selector) for t, _ in terms]  # (per term, for every replay)
         self.pos = events_at  # ``pod_events`` is up to date with ``cluster`` at ``events_at``
         infos = topo.cols.infos
         for t, w in terms:  # term by term (sums: the order does not matter), only pods with a required label
@@ -565,14 +567,14 @@ class _IncomingSums(_DomainSums):
             if code >= 0:
                 self._add(t.topology_key, code, w, d)
 
-    def update(self, cluster: Any) -> None:
+    def update(self, cluster: Any, end: int) -> None:
         """Replay the pods that moved since the last use, term by term (sums: the order does not matter),
-        each term only over the pods with a label its selector requires."""
-        topo = self.topo
-        end = len(topo.pod_events(cluster))
+        each term only over the pods with a label its selector requires; ``end``: the length of
+        ``pod_events``, up to date with ``cluster``."""
         if self.pos < end:
-            for t, w in self.terms:
-                for row, p, d in topo.events_since(cluster, self.pos, label_hint(t.selector)):
+            topo = self.topo
+            for (t, w), hint in zip(self.terms, self.hints, strict=True):
+                for row, p, d in topo.events_since(cluster, self.pos, hint):
                     self._add_term(t, w, row, p, d)
             self.pos = end
 
@@ -635,7 +637,13 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         self.ignore_preferred_terms_of_existing_pods = bool(
             getattr(args, "ignore_preferred_terms_of_existing_pods", False))
         self._cache = NodeValueCache()
-        self._aggregates: OrderedDict[Hashable, _IncomingSums] = OrderedDict()
+        self._aggregates: OrderedDict[int, _IncomingSums] = OrderedDict()
+        # per PodAffinity object (pods parsed from one spec share it): (it, its key in ``_aggregates``, its
+        # preferred terms resolved with their signed weights), see ``_incoming_shape``; the keys are numbers
+        # given per distinct signature of the terms (``_key_ids``), never given twice
+        self._shapes: dict[int, tuple[PodAffinity, int, list[tuple[AffinityTerm, int]]]] = {}
+        self._key_ids: dict[Hashable, int] = {}
+        self._next_key = 0
         self._aff_nodes: dict[str, NodeInfo] = {}
         self._held_of: Any = None  # the ClusterState the two maps describe
         self._anti_nodes: dict[str, NodeInfo] = {}
@@ -1049,18 +1057,14 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         if not has_constraints and self.handle is not None and self.handle.batched and not self._holders()[0]:
             # no node holds a pod with affinity terms: nothing contributes (upstream: Skip)
             return PRE_SCORE_SKIP
-        pref = self.resolve_terms(aff.preferred_affinity) if aff.preferred_affinity else []
-        pref_anti = self.resolve_terms(aff.preferred_anti) if aff.preferred_anti else []
-        ns_labels = self._ns_labels(pod.namespace)
-        hard = self.hard_pod_affinity_weight
-
         if self.handle is not None and self.handle.batched:
             # Two sums kept across cycles: the incoming pod's terms against the nodes' pods (shared by the
             # pods with the same terms) and the nodes' pods' terms against the incoming pod (shared by the
             # pods with the same labels and namespace); their sum is the upstream map.
+            ns_labels = self._ns_labels(pod.namespace)
             matched: _DomainSums
-            if pref or pref_anti:
-                incoming = self._incoming_sums(pref, pref_anti)
+            if has_constraints:
+                incoming = self._incoming_sums(aff)
                 matched = self._matched_sums(False, pod, ns_labels)
                 if incoming.matches <= 0 and matched.matches <= 0:  # PreScoreState.empty()
                     return PRE_SCORE_SKIP
@@ -1072,6 +1076,10 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
                 parts = (matched,)
             state.write(PRE_SCORE_STATE_KEY, PreScoreState(aggregates=parts))
             return None
+        pref = self.resolve_terms(aff.preferred_affinity) if aff.preferred_affinity else []
+        pref_anti = self.resolve_terms(aff.preferred_anti) if aff.preferred_anti else []
+        ns_labels = self._ns_labels(pod.namespace)
+        hard = self.hard_pod_affinity_weight
 
         # The reference path, node by node: the incoming pod's preferred terms against the node's pods,
         # and the node's pods' terms against the incoming pod (only pods with affinity).
@@ -1146,27 +1154,51 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         state.write(PRE_SCORE_STATE_KEY, PreScoreState(topology_score))
         return None
 
-    def _incoming_sums(self, pref: list[AffinityTerm], pref_anti: list[AffinityTerm]) -> _IncomingSums:
-        """The pod's preferred terms against every node's pods, summed per domain, kept across cycles per
-        set of terms (upstream sums every node every cycle; the numbers are the same): only the pods that
-        arrived or left since the last use are matched."""
+    def _incoming_sums(self, aff: PodAffinity) -> _IncomingSums:
+        """The pod's preferred terms (of ``aff``) against every node's pods, summed per domain, kept across
+        cycles per set of terms (upstream sums every node every cycle; the numbers are the same): only the
+        pods that arrived or left since the last use are matched."""
         cluster = self.handle.snapshot  # type: ignore[union-attr]
         topo = topology_arrays(columns_for(cluster))
         events = topo.pod_events(cluster)
-        key = ("incoming", tuple((_term_sig(t), t.weight) for t in pref),
-               tuple((_term_sig(t), t.weight) for t in pref_anti))
+        shape = self._shapes.get(id(aff))
+        if shape is None or shape[0] is not aff:
+            shape = self._incoming_shape(aff)
+        key = shape[1]
         entry = self._aggregates.get(key)
         if entry is not None and entry.topo is not topo:
             entry = None  # other node rows: start again
         if entry is None:
-            terms = [(t, t.weight) for t in pref] + [(t, -t.weight) for t in pref_anti]
-            entry = self._aggregates[key] = _IncomingSums(topo, terms, cluster, len(events))
+            entry = self._aggregates[key] = _IncomingSums(topo, shape[2], cluster, len(events))
             if len(self._aggregates) > _MAX_AGGREGATES:
                 self._aggregates.popitem(last=False)
         else:
             self._aggregates.move_to_end(key)
-            entry.update(cluster)
+            entry.update(cluster, len(events))
         return entry
+
+    def _incoming_shape(self, aff: PodAffinity) -> tuple[PodAffinity, int, list[tuple[AffinityTerm, int]]]:
+        """``aff``, the key of its preferred terms' sums in ``_aggregates`` (one number per signature of
+        the resolved terms: what decides their matches, their keys and weights) and those terms with their
+        signed weights. Kept per affinity object when no term's namespace selector reads the cluster's
+        namespaces (then resolving gives the same terms on every cycle): the pods of one spec share it,
+        and the signature, with its selectors' requirements hashed field by field, is worked out once."""
+        pref = self.resolve_terms(aff.preferred_affinity) if aff.preferred_affinity else []
+        pref_anti = self.resolve_terms(aff.preferred_anti) if aff.preferred_anti else []
+        sig = (tuple((_term_sig(t), t.weight) for t in pref), tuple((_term_sig(t), t.weight) for t in pref_anti))
+        key = self._key_ids.get(sig)
+        if key is None:
+            if len(self._key_ids) >= _MAX_SHAPES:
+                self._key_ids.clear()  # (the numbers go on: a signature seen again gets a new one)
+            key = self._key_ids[sig] = self._next_key
+            self._next_key += 1
+        shape = (aff, key, [(t, t.weight) for t in pref] + [(t, -t.weight) for t in pref_anti])
+        if all(t.namespace_selector.nothing or t.namespace_selector.empty
+               for t in (*aff.preferred_affinity, *aff.preferred_anti)):
+            if len(self._shapes) >= _MAX_SHAPES:
+                self._shapes.clear()
+            self._shapes[id(aff)] = shape
+        return shape
 
     def _matched_sums(self, anti: bool, pod: Pod, ns_labels: dict[str, str]) -> _MatchedSums:
         """The existing pods' terms that match ``pod`` (PreScore's, or with ``anti`` PreFilter's required
