@@ -608,7 +608,8 @@ class _MatchedSums(_DomainSums):
                 wa[:] = wl
 
     def update(self, terms: _ExistingTerms, pod: Pod, ns_labels: Mapping[str, str]) -> None:
-        self._extend(terms, pod, ns_labels, False)
+        if len(self.matched) < len(terms.terms):  # (most calls meet no new term)
+            self._extend(terms, pod, ns_labels, False)
         deltas = terms.deltas
         if self.pos < len(deltas):
             matched = self.matched
@@ -729,7 +730,7 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
 
         # the existing pods' required anti-affinity terms that match the pod, summed per domain (this
         # cycle's own copies: the kept sums move on with later cycles)
-        matched = self._matched_sums(True, pod, ns_labels)
+        matched = self._matched_sums(True, pod, ns_labels, cluster, topo)
         ex = {tk: w[:-1].copy() for tk, w in matched.weights.items()}
         aff_sums: dict[str, np.ndarray] = {}
         anti_sums: dict[str, np.ndarray] = {}
@@ -1062,15 +1063,17 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             # pods with the same terms) and the nodes' pods' terms against the incoming pod (shared by the
             # pods with the same labels and namespace); their sum is the upstream map.
             ns_labels = self._ns_labels(pod.namespace)
+            cluster = self.handle.snapshot
+            topo = topology_arrays(columns_for(cluster))  # (once for both sums)
             matched: _DomainSums
             if has_constraints:
-                incoming = self._incoming_sums(aff)
-                matched = self._matched_sums(False, pod, ns_labels)
+                incoming = self._incoming_sums(aff, cluster, topo)
+                matched = self._matched_sums(False, pod, ns_labels, cluster, topo)
                 if incoming.matches <= 0 and matched.matches <= 0:  # PreScoreState.empty()
                     return PRE_SCORE_SKIP
                 parts: tuple[_DomainSums, ...] = (incoming, matched)
             else:
-                matched = self._matched_sums(False, pod, ns_labels)
+                matched = self._matched_sums(False, pod, ns_labels, cluster, topo)
                 if matched.matches <= 0:
                     return PRE_SCORE_SKIP
                 parts = (matched,)
@@ -1154,12 +1157,11 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         state.write(PRE_SCORE_STATE_KEY, PreScoreState(topology_score))
         return None
 
-    def _incoming_sums(self, aff: PodAffinity) -> _IncomingSums:
+    def _incoming_sums(self, aff: PodAffinity, cluster: Any, topo: TopologyArrays) -> _IncomingSums:
         """The pod's preferred terms (of ``aff``) against every node's pods, summed per domain, kept across
         cycles per set of terms (upstream sums every node every cycle; the numbers are the same): only the
-        pods that arrived or left since the last use are matched."""
-        cluster = self.handle.snapshot  # type: ignore[union-attr]
-        topo = topology_arrays(columns_for(cluster))
+        pods that arrived or left since the last use are matched. ``topo``: the arrays of ``cluster``'s
+        columns, up to date."""
         events = topo.pod_events(cluster)
         shape = self._shapes.get(id(aff))
         if shape is None or shape[0] is not aff:
@@ -1200,13 +1202,13 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             self._shapes[id(aff)] = shape
         return shape
 
-    def _matched_sums(self, anti: bool, pod: Pod, ns_labels: dict[str, str]) -> _MatchedSums:
+    def _matched_sums(self, anti: bool, pod: Pod, ns_labels: dict[str, str], cluster: Any,
+                      topo: TopologyArrays) -> _MatchedSums:
         """The existing pods' terms that match ``pod`` (PreScore's, or with ``anti`` PreFilter's required
         anti-affinity), summed per domain (upstream sums them node by node every cycle; the numbers are
         the same): the pods' terms are counted once per change of a node (``_ExistingTerms``), the sums
-        kept per namespace, labels and namespace labels of the incoming pod."""
-        cluster = self.handle.snapshot  # type: ignore[union-attr]
-        topo = topology_arrays(columns_for(cluster))
+        kept per namespace, labels and namespace labels of the incoming pod. ``topo``: the arrays of
+        ``cluster``'s columns, up to date."""
         terms = self._terms[anti]
         kept = self._matched[anti]
         if terms is None or terms.topo is not topo or terms.cluster is not cluster \
@@ -1216,7 +1218,8 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         else:
             terms.catch_up()
         # the namespace's labels follow from its name in one cluster (the entries start again with another)
-        key = (pod.namespace, frozenset(pod.labels.items()))
+        meta = pod.meta
+        key = (meta.namespace, frozenset(meta.labels.items()))
         entry = kept.get(key)
         if entry is None:
             entry = kept[key] = _MatchedSums(terms, pod, ns_labels)
