@@ -763,3 +763,28 @@ def test_pod_events_replay_to_the_nodes_pods_while_pods_come_and_go(seed: int) -
             have[row][id(p)] += d
         for r, ni in enumerate(cluster.node_infos):
             assert +have[r] == Counter(map(id, ni.pods)), (step, r)
+
+
+@pytest.mark.parametrize("extra, shared", [
+    pytest.param({}, True, id="selector-alone"),
+    pytest.param({"matchLabelKeys": ["version"]}, False, id="match-label-keys"),
+])
+def test_constraints_kept_per_spec_list_only_without_match_label_keys(extra: dict, shared: bool) -> None:
+    """PreFilter's constraints are kept per spread constraints list (the pods of one spec share it) when the
+    pod's labels play no part; with matchLabelKeys each pod's selector is merged with its own labels."""
+    first = pod("a", {"app": "foo", "version": "v1"},
+                constraints=[tsc("zone", 1, selector={"matchLabels": {"app": "foo"}}, **extra)])
+    second = pod("b", {"app": "foo", "version": "v2"})
+    second.spread_constraints = first.spread_constraints  # (as pods parsed from one spec share it)
+    pl = plugin(cluster_state([zn("n1", "z1")], []))
+    got = [pl.get_constraints(p, "DoNotSchedule") for p in (first, second, first)]
+    assert (got[0] is got[1]) == shared
+    assert got[0] is got[2] or not shared
+    def plain(cons: list) -> list:
+        return [(c.max_skew, c.topology_key, pts.selector_key(c.selector), c.min_domains, c.node_affinity_honor,
+                 c.node_taints_honor) for c in cons]
+
+    for p, cons in zip((first, second), got, strict=False):
+        assert plain(cons) == plain(pts.filter_constraints(p.spread_constraints, p.labels, "DoNotSchedule"))
+    assert [c.selector.matches({"app": "foo", "version": "v2"}) for c in got[1]] == [True]
+    assert [c.selector.matches({"app": "foo", "version": "v1"}) for c in got[1]] == [shared]

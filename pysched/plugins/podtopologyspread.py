@@ -405,6 +405,7 @@ def _eligibility_signature(pod: Pod, elig: _Eligibility) -> Hashable:
 
 
 _MAX_VERDICTS = 256
+_MAX_FILTERED = 1024
 
 
 def _spread_reasons(tables: list[tuple[Domains, bytes]]) -> tuple[np.ndarray, np.ndarray]:
@@ -645,6 +646,9 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
         self._verdicts: OrderedDict[tuple[tuple[Domains, bytes], ...], tuple[np.ndarray, np.ndarray]] = OrderedDict()
         # action -> (the default constraints it was made from, those with that whenUnsatisfiable)
         self._defaults_by_action: dict[str, tuple[tuple[SpreadConstraint, ...], tuple[SpreadConstraint, ...]]] = {}
+        # (id of a pod's spread constraints list, action) -> (that list, filter_constraints of it) when no
+        # constraint has matchLabelKeys (see get_constraints)
+        self._filtered: dict[tuple[int, str], tuple[Any, list[Constraint]]] = {}
 
     def _cross_cycle(self) -> bool:
         """Whether counts may be kept across cycles (the fast path); the reference path
@@ -686,8 +690,21 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
         return constraints
 
     def get_constraints(self, pod: Pod, action: str) -> list[Constraint]:
-        if pod.spread_constraints:
-            return filter_constraints(pod.spread_constraints, pod.labels, action)
+        spread = pod.spread_constraints
+        if spread:
+            hit = self._filtered.get((id(spread), action))
+            if hit is not None and hit[0] is spread:
+                return hit[1]
+            out = filter_constraints(spread, pod.labels, action)
+            for c in spread:
+                if c.match_label_keys:
+                    return out  # (merged with the pod's labels: this pod's own)
+            # the pod's labels play no part: the same constraints for every pod parsed from this spec (they
+            # share the list), kept (nobody changes a constraint once made)
+            if len(self._filtered) >= _MAX_FILTERED:
+                self._filtered.clear()
+            self._filtered[(id(spread), action)] = (spread, out)
+            return out
         return self.build_default_constraints(pod, action)
 
     def _count(self, ni: NodeInfo, selector: LabelSelector, namespace: str,
@@ -816,7 +833,7 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
 
     def _pre_filter_arrays(self, pod: Pod, constraints: list[Constraint]) -> PreFilterState:
         cluster, topo = self._arrays()
-        keys = tuple(c.topology_key for c in constraints)
+        keys = tuple([c.topology_key for c in constraints])
         elig = _Eligibility(pod, constraints)
         arrays = []
         for c in constraints:
