@@ -687,6 +687,37 @@ def test_kept_spread_counts_equal_a_recount_while_pods_come_and_go(seed: int) ->
             cluster.evict(victim)
 
 
+@pytest.mark.parametrize("host_on_zb, least", [
+    pytest.param(True, 1, id="every-domain-holds-an-eligible-node"),
+    pytest.param(False, 2, id="a-domain-without-one"),
+])
+def test_spread_counts_least_is_over_the_domains_holding_an_eligible_node(host_on_zb: bool, least: int) -> None:
+    """``spread_counts``' least entry: the smallest count over the domains holding a node with every key,
+    whether those are all the domains (the smallest of the counts as they are) or not (a domain without
+    such a node, counted 0, is left out)."""
+    from pysched.model.labels import LabelSelector
+    from pysched.plugins.topology_arrays import topology_arrays
+    from pysched.snapshot.columns import columns_for
+    from tests.builders import cluster_state as build, make_node, make_pod
+
+    def node_(name: str, zone: str, host: bool) -> Any:
+        b = make_node(name).alloc(cpu="8", memory="8Gi").label(ZONE, zone)
+        return b.label(HOST, name) if host else b
+
+    def app(name: str, on: str) -> Any:
+        b = make_pod(name)
+        b._d["metadata"]["labels"] = {"app": "a"}
+        return b.node_name(on)
+
+    cluster = build([node_("n1", "za", True), node_("n2", "zb", host_on_zb), node_("n3", "za", True)],
+                    [app("p1", "n1"), app("p2", "n3"), app("p3", "n2")])
+    topo = topology_arrays(columns_for(cluster))
+    sel = LabelSelector.parse({"matchLabels": {"app": "a"}})
+    counts, got = topo.spread_counts(cluster, sel, "default", pts.selector_key(sel), (ZONE, HOST), ZONE)
+    assert counts == [2, 1 if host_on_zb else 0]
+    assert got == least
+
+
 # --------------------------------------------------------------------------- batch_filter's kept reasons
 
 SPREAD_REASON_CASES = {

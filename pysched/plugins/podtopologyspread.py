@@ -232,9 +232,12 @@ class _Eligibility:
 
     def __init__(self, pod: Pod, constraints: list[Constraint]) -> None:
         self.pod = pod
-        has_required = bool(pod.node_selector) or pod.node_affinity_required is not None
-        self.need_affinity = has_required and any(c.node_affinity_honor for c in constraints)
-        self.need_taints = any(c.node_taints_honor for c in constraints)
+        affinity = taints = False
+        for c in constraints:  # (a loop, not any() over generators: once per PreFilter)
+            affinity = affinity or c.node_affinity_honor
+            taints = taints or c.node_taints_honor
+        self.need_affinity = affinity and (bool(pod.node_selector) or pod.node_affinity_required is not None)
+        self.need_taints = taints
 
     def per_node(self, ni: NodeInfo) -> tuple[bool, bool]:
         """(matches the pod's required node affinity, has no untolerated NoSchedule/NoExecute taint)."""

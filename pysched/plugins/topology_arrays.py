@@ -249,8 +249,8 @@ class TopologyArrays:
         # every key (a list), the position in pod_events it is up to date with]
         self._spread_counts: OrderedDict[Hashable, list] = OrderedDict()
         # (keys, key) -> (per row: it carries every key, its domain code of key; the codes of the domains
-        # holding such a row), as lists
-        self._spread_lists: dict[tuple[tuple[str, ...], str], tuple[list[bool], list[int], list[int]]] = {}
+        # holding such a row, as lists; whether those are all the codes)
+        self._spread_lists: dict[tuple[tuple[str, ...], str], tuple[list[bool], list[int], list[int], bool]] = {}
 
     def domains(self, key: str) -> Domains:
         d = self._domains.get(key)
@@ -394,9 +394,9 @@ class TopologyArrays:
         ent = self._spread_counts.get(ent_key)
         lists = self._spread_lists.get((keys, key))
         if lists is None:
-            m, _, present, _ = self.spread_rows(keys, key)
+            m, _, present, n_present = self.spread_rows(keys, key)
             lists = self._spread_lists[(keys, key)] = (m.tolist(), self.domains(key).code_list,
-                                                        np.flatnonzero(present).tolist())
+                                                        np.flatnonzero(present).tolist(), n_present == len(present))
         if ent is None:
             m, codes, _, _ = self.spread_rows(keys, key)
             cnt = self.match_counts(cluster, selector, namespace, sel_key)  # (up to date with ``events``)
@@ -415,7 +415,10 @@ class TopologyArrays:
                 ent[1] = len(events)
         tp = ent[0]
         present_codes = lists[2]
-        return tp, (min([tp[c] for c in present_codes]) if present_codes else 0)
+        if not present_codes:
+            return tp, 0
+        # (every domain holding such a row, the usual case: the smallest of the list as it is)
+        return tp, (min(tp) if lists[3] else min([tp[c] for c in present_codes]))
 
     def domain_sums(self, key: str, per_node: np.ndarray) -> np.ndarray:
         """Per domain of ``key``: the sum of ``per_node`` over the nodes in it."""
