@@ -819,3 +819,21 @@ def test_constraints_kept_per_spec_list_only_without_match_label_keys(extra: dic
         assert plain(cons) == plain(pts.filter_constraints(p.spread_constraints, p.labels, "DoNotSchedule"))
     assert [c.selector.matches({"app": "foo", "version": "v2"}) for c in got[1]] == [True]
     assert [c.selector.matches({"app": "foo", "version": "v1"}) for c in got[1]] == [shared]
+
+
+@pytest.mark.parametrize("change, stale", [
+    pytest.param(lambda w: None, False, id="unchanged"),
+    pytest.param(lambda w: w["Service"].append(object()), True, id="an-object-added"),
+    pytest.param(lambda w: w["ReplicaSet"].pop(), True, id="an-object-removed"),
+    pytest.param(lambda w: w.__setitem__("StatefulSet", []), True, id="a-kind-added"),
+    pytest.param(lambda w: w.pop("ReplicaSet"), True, id="a-kind-removed"),
+    pytest.param(lambda w: (w.pop("ReplicaSet"), w.__setitem__("StatefulSet", [object()])), True,
+                 id="a-kind-replaced-same-count"),
+])
+def test_workload_index_stale_when_the_workloads_change(change: Any, stale: bool) -> None:
+    workloads: dict[str, list] = {"Service": [], "ReplicaSet": [object()]}
+    index = pts._WorkloadIndex({})
+    index.source, index.sizes = workloads, {"Service": 0, "ReplicaSet": 1}
+    change(workloads)
+    assert index.stale(workloads) is stale
+    assert index.stale(dict(workloads)) is True  # another dict

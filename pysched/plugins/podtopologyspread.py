@@ -292,7 +292,16 @@ class _WorkloadIndex:
                 self.controllers.setdefault((kind, w.meta.namespace, w.meta.name), w)
 
     def stale(self, workloads: dict[str, list]) -> bool:
-        return workloads is not self.source or {k: len(v) for k, v in workloads.items()} != self.sizes
+        """Whether ``workloads`` is another dict than the one indexed, or a kind was added, removed or
+        changed its number of objects since (the sizes compared kind by kind, no dict built: asked on
+        every PreFilter and PreScore without constraints of the pod's own)."""
+        sizes = self.sizes
+        if workloads is not self.source or len(workloads) != len(sizes):
+            return True
+        for k, v in workloads.items():
+            if sizes.get(k) != len(v):
+                return True
+        return False
 
 
 def default_selector(pod: Pod, index: _WorkloadIndex) -> LabelSelector:
