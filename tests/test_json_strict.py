@@ -202,17 +202,3 @@ def test_orjson_scan_in_small_blocks(block: int, monkeypatch: pytest.MonkeyPatch
         assert reader._whole_value(repeated) is None
     for text in _ORJSON_CASES.values():
         assert _outcome(reader.strict_json_loads, text) == _outcome(reader._STRICT_JSON.decode, text)
-
-
-_COLON_TEXTS = {"none": b"", "no colon": b"abc", "one": b":", "all": b":" * 40, "ends": b":" + b"x" * 30 + b":",
-                "written": b'{"a:b":{"c":"::"},"d":[1,":"]}', "high bytes": bytes(range(256)) * 3}
-
-
-@pytest.mark.parametrize("block", [8, 16, 1 << 20])
-@pytest.mark.parametrize("data", list(_COLON_TEXTS.values()), ids=list(_COLON_TEXTS))
-def test_count_colons_as_bytes_count(data: bytes, block: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The written value's colons, counted by NumPy block by block: each once, as ``bytes.count``."""
-    import numpy as np
-
-    monkeypatch.setattr(reader, "_SCAN_BLOCK", block)
-    assert reader._count_colons(np, data) == data.count(b":")
