@@ -82,6 +82,16 @@ def _first_rejections(verdicts: list[tuple[int, str, BatchVerdict]], rows: np.nd
     return pos, out
 
 
+def _wrapped(rows: np.ndarray, more: np.ndarray, start: int, n: int, to_find: int) -> tuple[np.ndarray, int]:
+    """A window that wraps past the last row: ``rows``, the passing rows from ``start`` to the last one
+    (no more than ``to_find``), then as many of ``more``, the passing rows before ``start``, as the window
+    still holds; and its end (positions examined)."""
+    left = to_find - len(rows)
+    if len(more) > left:
+        return np.concatenate((rows, more[:left])), n - start + int(more[left])
+    return np.concatenate((rows, more)), n
+
+
 def _window(mask: np.ndarray | None, start: int, n: int, to_find: int) -> tuple[np.ndarray, int]:
     """The sequential loop's window over the rows from ``start`` (rotating): the rows of its first
     ``to_find`` passing nodes and its end, the number of positions it examined (it ends before the next
@@ -99,14 +109,7 @@ def _window(mask: np.ndarray | None, start: int, n: int, to_find: int) -> tuple[
         # those from it, then those before it (one search and no shifted copy instead of two of each)
         found = mask.nonzero()[0]  # 1-D: flatnonzero without its ravel
         at = int(found.searchsorted(start))
-        rows, more = found[at:], found[:at]
-        left = to_find - len(rows)  # (>= 0: at most n - start <= to_find rows from start)
-        if len(more) > left:
-            end = n - start + int(more[left])
-            more = more[:left]
-        else:
-            end = n
-        return np.concatenate((rows, more)), end
+        return _wrapped(found[at:], found[:at], start, n, to_find)  # (at most n - start <= to_find from start)
     size = 2 * need + 64
     # the stretch up to the last row first: when it holds the window, positions are rows - start
     found = mask[start:min(start + size, n)].nonzero()[0]  # 1-D: flatnonzero without its ravel
@@ -116,15 +119,7 @@ def _window(mask: np.ndarray | None, start: int, n: int, to_find: int) -> tuple[
         rows += start
         return rows, end
     if start + size >= n:  # the stretch reached the last row: the rotation goes on at row 0
-        rows = found + start
-        more = mask[:start].nonzero()[0]
-        left = to_find - len(found)  # (>= 0 here)
-        if len(more) > left:
-            end = n - start + int(more[left])
-            more = more[:left]
-        else:
-            end = n
-        return np.concatenate((rows, more)), end
+        return _wrapped(found + start, mask[:start].nonzero()[0], start, n, to_find)  # (< need from start)
     found = (np.concatenate((mask, mask))[start:start + n] if start else mask).nonzero()[0]
     if len(found) > to_find:
         end = int(found[to_find])
