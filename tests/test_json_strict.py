@@ -97,11 +97,14 @@ def _write(value: object, dup: st.DrawFn) -> str:  # type: ignore[name-defined]
     return json.dumps(value)
 
 
+_VALUES = st.recursive(_SCALARS, lambda inner: st.one_of(
+    st.lists(inner, max_size=4), st.dictionaries(_KEYS, inner, max_size=4)), max_leaves=20)
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_generated_texts(data: st.DataObject) -> None:
-    value = data.draw(st.recursive(_SCALARS, lambda inner: st.one_of(
-        st.lists(inner, max_size=4), st.dictionaries(_KEYS, inner, max_size=4)), max_leaves=20))
+    value = data.draw(_VALUES)
     text = _write(value, data.draw)
     fast, strict = _both(text)
     assert fast == strict, text
@@ -173,8 +176,7 @@ def test_orjson_reads_a_large_text(monkeypatch: pytest.MonkeyPatch) -> None:
 @settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_generated_texts_through_orjson(data: st.DataObject) -> None:
-    value = data.draw(st.recursive(_SCALARS, lambda inner: st.one_of(
-        st.lists(inner, max_size=4), st.dictionaries(_KEYS, inner, max_size=4)), max_leaves=20))
+    value = data.draw(_VALUES)
     text = _write(value, data.draw)
     saved = reader.ORJSON_FROM
     reader.ORJSON_FROM = 0

@@ -251,9 +251,8 @@ def _flatten(doc: Document, obj: object, where: str, errors: list[InputError]) -
                 first = _leading_objects(items)
                 if first:
                     # (one comprehension for the paths, C-level passes for the rest: no Python step per item
-                    # but the path's f-string, cheaper than str.format's)
-                    yield from zip(repeat(doc), items[:first] if first < len(items) else items,
-                                   [f"{path}[{i}]" for i in range(first)])
+                    # but the path's f-string, cheaper than str.format's; zip stops with the paths)
+                    yield from zip(repeat(doc), items, [f"{path}[{i}]" for i in range(first)])
             expanded = []
             for i, item in enumerate(items[first:] if first else items, first):
                 if isinstance(item, _MAP) and item_kind and "kind" not in item:
