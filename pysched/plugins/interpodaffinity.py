@@ -542,30 +542,52 @@ class _IncomingSums(_DomainSums):
     """The incoming pod's preferred terms (signed weights) against the pods on every node, summed per
     domain; kept by replaying ``TopologyArrays.pod_events`` (one match per pod that moved)."""
 
-    __slots__ = ("hints", "pos", "terms")
+    __slots__ = ("plans", "pos", "terms")
 
     def __init__(self, topo: TopologyArrays, terms: list[tuple[AffinityTerm, int]], cluster: Any,
                  events_at: int) -> None:
         super().__init__(topo)
         self.terms = terms
-        self.hints = [label_hint(t.selector) for t, _ in terms]  # (per term, for every replay)
+        # per term, what every replay reads of it (worked out once): its label hint, its signed weight, its
+        # topology key, that key's domain code per node row, and whether its namespace selector matches
+        # the nil namespace labels (``term_matches(t, p, None)`` then reads the pod's labels alone)
+        self.plans = [(t, label_hint(t.selector), w, t.topology_key, topo.domains(t.topology_key).code_list,
+                       t.namespace_selector.matches(_EMPTY)) for t, w in terms]
         self.pos = events_at  # ``pod_events`` is up to date with ``cluster`` at ``events_at``
         infos = topo.cols.infos
-        for t, w in terms:  # term by term (sums: the order does not matter), only pods with a required label
-            hint = label_hint(t.selector)
-            if hint is not None:
-                for row, p, d in topo.labelled_pods(cluster, hint):
-                    self._add_term(t, w, row, p, d)
+        for plan in self.plans:  # term by term (sums: the order does not matter), only pods with a required label
+            if plan[1] is not None:
+                self._replay(plan, topo.labelled_pods(cluster, plan[1]))
                 continue
-            for row, ni in enumerate(infos):
-                for p in ni.pods:
-                    self._add_term(t, w, row, p, 1)
+            self._replay(plan, [(row, p, 1) for row, ni in enumerate(infos) for p in ni.pods])
 
-    def _add_term(self, t: AffinityTerm, w: int, row: int, p: Pod, d: int) -> None:
-        if term_matches(t, p, None):
-            code = self.topo.domains(t.topology_key).code_list[row]
-            if code >= 0:
-                self._add(t.topology_key, code, w, d)
+    def _replay(self, plan: tuple[AffinityTerm, tuple[str, str] | None, int, str, list[int], bool],
+                moves: list[tuple[int, Pod, int]]) -> None:
+        """Add the (row, pod, +1/-1) ``moves`` of the pods that one term (``plan``) matches (with nil
+        namespace labels, as ``term_matches``) to its key's domains (``_DomainSums._add`` inlined: one
+        call per term, not four per pod)."""
+        if not moves:
+            return
+        t, _, w, tk, code_of, any_ns = plan
+        names = t.namespaces
+        sel = t.selector
+        wl: list[int] | None = None  # (the key's arrays made at its first match, as ``_add`` does)
+        wa: Any = None
+        pl: Any = None
+        added = 0
+        for row, p, d in moves:
+            meta = p.meta
+            if (meta.namespace in names or any_ns) and sel.matches(meta.labels):
+                code = code_of[row]
+                if code >= 0:
+                    if wl is None:
+                        wa, wl, pl = self._arrays(tk)
+                    v = wl[code] + w * d
+                    wl[code] = v
+                    wa[code] = v
+                    pl[code] += d
+                    added += d
+        self.matches += added
 
     def update(self, cluster: Any, end: int) -> None:
         """Replay the pods that moved since the last use, term by term (sums: the order does not matter),
@@ -573,9 +595,9 @@ class _IncomingSums(_DomainSums):
         ``pod_events``, up to date with ``cluster``."""
         if self.pos < end:
             topo = self.topo
-            for (t, w), hint in zip(self.terms, self.hints, strict=True):
-                for row, p, d in topo.events_since(cluster, self.pos, hint):
-                    self._add_term(t, w, row, p, d)
+            start = self.pos
+            for plan in self.plans:
+                self._replay(plan, topo.events_since(cluster, start, plan[1]))
             self.pos = end
 
 
