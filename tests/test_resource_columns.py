@@ -151,7 +151,16 @@ def test_columns_follow_binds_and_scores_follow_the_columns() -> None:
         state.bind(make_pod("b").container({"cpu": "1", "memory": "1Gi"}).pod(1), "n1")
         assert columns_for(state) is cols and cols.log_pos == len(state.change_log)
         assert cols.nz_cpu.tolist()[1] == 1000
+        _assert_python_rows_match(cols)
         assert least.score_rows(cols, slice(None), reqs).tolist() == [least.score(ni, reqs)[0] for ni in state.node_infos]
+
+
+def _assert_python_rows_match(cols: NodeColumns) -> None:
+    """The columns' Python lists (the kept arrays' catch-up reads them) hold the int64 rows' numbers."""
+    assert cols.alloc_cpu_py == cols.alloc_cpu.tolist() and cols.alloc_mem_py == cols.alloc_mem.tolist()
+    assert cols.nz_free_cpu_py == (cols.alloc_cpu - cols.nz_cpu).tolist()
+    assert cols.nz_free_mem_py == (cols.alloc_mem - cols.nz_mem).tolist()
+    assert cols.req_cpu_py == cols.req_cpu.tolist() and cols.req_mem_py == cols.req_mem.tolist()
 
 
 @pytest.mark.parametrize("binds_between", [1, 3, 60], ids=["one-bind", "a-few-binds", "beyond-redo-rows"])
@@ -179,6 +188,7 @@ def test_kept_arrays_follow_binds_for_each_request(binds_between: int) -> None:
                 want = [scorer.score(ni, reqs)[0] for ni in state.node_infos]
                 assert scorer.score_rows(cols, slice(None), reqs).tolist() == want, (scorer.name, shape)
                 assert scorer.score_rows(cols, np.arange(8)[::-1].copy(), reqs).tolist() == want[::-1]
+            _assert_python_rows_match(cols)
             for _ in range(binds_between):
                 size = rng.choice(shapes)
                 state.bind(make_pod(f"b{k}").container(size).pod(k + 1), f"n{rng.randrange(8)}")

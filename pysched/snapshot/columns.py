@@ -56,6 +56,16 @@ class NodeColumns:
         self.small = True  # every cpu/memory quantity read so far is below SMALL (see the scorers' short forms)
         self.pod_room = np.zeros(self.n, dtype=bool)  # whether a node has room for one more pod
         self.full_rows: set[int] = set()  # the rows without (``pod_room`` false)
+        # The same cpu / memory numbers per row as Python ints, for the scorers' row-by-row catch-up of
+        # their kept arrays (``resource_allocation``): a list item costs less to read than the node's
+        # attribute chain, and allocatable - non-zero requested is subtracted once per row read, not
+        # once per kept array. Allocatable never changes; the others are kept with the rows (``_read``).
+        self.alloc_cpu_py = [ni.allocatable.milli_cpu for ni in infos]
+        self.alloc_mem_py = [ni.allocatable.memory for ni in infos]
+        self.nz_free_cpu_py = [0] * self.n  # allocatable - non-zero requested
+        self.nz_free_mem_py = [0] * self.n
+        self.req_cpu_py = [0] * self.n  # requested
+        self.req_mem_py = [0] * self.n
         for i, ni in enumerate(infos):
             a = ni.allocatable
             self.alloc_cpu[i], self.alloc_mem[i], self.alloc_eph[i] = a.milli_cpu, a.memory, a.ephemeral_storage
@@ -83,6 +93,10 @@ class NodeColumns:
         self._ints[2:12, i] = (nz.milli_cpu, nz.memory, a.milli_cpu - r.milli_cpu, a.memory - r.memory,
                                r.milli_cpu, r.memory, r.ephemeral_storage, pods,
                                a.ephemeral_storage - r.ephemeral_storage, free_pods)
+        self.nz_free_cpu_py[i] = a.milli_cpu - nz.milli_cpu
+        self.nz_free_mem_py[i] = a.memory - nz.memory
+        self.req_cpu_py[i] = r.milli_cpu
+        self.req_mem_py[i] = r.memory
         if free_pods >= 1:
             self.pod_room[i] = True
             self.full_rows.discard(i)

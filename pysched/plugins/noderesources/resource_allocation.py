@@ -353,48 +353,51 @@ class ResourceAllocationScorer:
         m = kept[1].get(mem)
         if c is not None and m is not None and c[1] == end and m[1] == end:
             return c[0], m[0]
-        infos = cols.infos
         top = MAX_NODE_SCORE
         # One item store per row, through a memoryview of the array (the same int64 / float64 element;
         # about half the steps of a NumPy item assignment, fewer than a fancy assignment of a few). A row
-        # logged twice is worked out twice (the same value from the same node): cheaper than building a
-        # set of the rows every time. The balanced fraction is ``(requested + request) / allocatable`` of
-        # ints: below 2**53 (``cols.small``, requests below SMALL) Python divides them as the two exact
-        # float64 values, ``float(r) / float(a)``, without the two conversions' calls.
+        # logged twice is worked out twice (the same value from the same row): cheaper than building a
+        # set of the rows every time. The row's numbers are the columns' Python lists (``NodeColumns``:
+        # the values its int64 rows hold). LeastAllocated's ``least_requested_score`` from the row's
+        # allocatable - non-zero requested ``free``: requested > allocatable is ``free - request < 0``,
+        # and ``(a - r) * top // a`` is ``(free - request) * top // a`` (capacity > 0: _usable). The
+        # balanced fraction is ``(requested + request) / allocatable`` of ints: below 2**53
+        # (``cols.small``, requests below SMALL) Python divides them as the two exact float64 values,
+        # ``float(r) / float(a)``, without the two conversions' calls.
         if c is None or end - c[1] > _REDO_ROWS:
             c_arr = self._kept_all(cols, 0, cpu, kept[0], end)
         else:
             c_arr, pos, view = c
             if pos != end:
                 c[1] = end
-                if self._least:  # least_requested_score (capacity > 0: _usable)
+                alloc = cols.alloc_cpu_py
+                if self._least:
+                    free = cols.nz_free_cpu_py
                     for i in log[pos:end]:
-                        ni = infos[i]
-                        a = ni.allocatable.milli_cpu
-                        r = ni.non_zero_requested.milli_cpu + cpu
-                        view[i] = 0 if r > a else (a - r) * top // a
+                        f = free[i] - cpu
+                        view[i] = f * top // alloc[i] if f >= 0 else 0
                 else:  # balanced_scorer's fraction, halved
+                    req = cols.req_cpu_py
                     for i in log[pos:end]:
-                        ni = infos[i]
-                        f = (ni.requested.milli_cpu + cpu) / ni.allocatable.milli_cpu
-                        view[i] = 0.5 if f > 1 else f * 0.5
+                        frac = (req[i] + cpu) / alloc[i]
+                        view[i] = 0.5 if frac > 1 else frac * 0.5
         if m is None or end - m[1] > _REDO_ROWS:
             m_arr = self._kept_all(cols, 1, mem, kept[1], end)
         else:
             m_arr, pos, view = m
             if pos != end:
                 m[1] = end
+                alloc = cols.alloc_mem_py
                 if self._least:
+                    free = cols.nz_free_mem_py
                     for i in log[pos:end]:
-                        ni = infos[i]
-                        a = ni.allocatable.memory
-                        r = ni.non_zero_requested.memory + mem
-                        view[i] = 0 if r > a else (a - r) * top // a
+                        f = free[i] - mem
+                        view[i] = f * top // alloc[i] if f >= 0 else 0
                 else:
+                    req = cols.req_mem_py
                     for i in log[pos:end]:
-                        ni = infos[i]
-                        f = (ni.requested.memory + mem) / ni.allocatable.memory
-                        view[i] = 0.5 if f > 1 else f * 0.5
+                        frac = (req[i] + mem) / alloc[i]
+                        view[i] = 0.5 if frac > 1 else frac * 0.5
         return c_arr, m_arr
 
     def _kept_all(self, cols: NodeColumns, kind: int, request: int, kept: dict[int, list[Any]], end: int
