@@ -5,6 +5,7 @@ clusters (resources incl. an extended one, taints, labels, images, bound pods)."
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from pysched.framework.cycle_state import CycleState
@@ -172,3 +173,35 @@ def test_passing_verdicts_are_shared_per_set_of_columns() -> None:
     v = NodeUnschedulable().batch_filter(CycleState(), pods[0], cordoned)
     assert v is not None and v.ok.tolist() == [True, False]
     assert [s.reasons for s in v.statuses(np.array([1]))] == [["node(s) were unschedulable"]]
+
+
+@pytest.mark.parametrize(("request_", "full"), [
+    ({"cpu": "1", "memory": "1Gi"}, False),
+    ({"cpu": "1", "memory": "1Gi"}, True),
+    ({"cpu": "1", "memory": "1Gi", "ephemeral-storage": "2Gi"}, False),
+    ({"cpu": "3", "memory": "1Gi", GPU: "1"}, False),
+    ({"cpu": "1"}, False),
+], ids=["cpu-memory", "cpu-memory-a-full-row", "with-ephemeral-storage", "with-a-scalar", "cpu-only"])
+def test_fit_verdict_checks_every_requested_resource(request_: dict[str, str], full: bool) -> None:
+    """NodeResourcesFit's verdict (its short form for cpu and memory only, and the form with the other
+    checks) equals ``filter`` node by node, over every row and over a span of rows."""
+    from pysched.snapshot.columns import columns_for
+
+    nodes = [make_node(f"n{i}").alloc({"cpu": cpu, "memory": "4Gi", "ephemeral-storage": eph, "pods": "1" if i == 0 else "9",
+                                       GPU: gpu})
+             for i, (cpu, eph, gpu) in enumerate([("4", "10Gi", "1"), ("2", "1Gi", "0"), ("4", "3Gi", "2"), ("1", "5Gi", "1")])]
+    bound = [make_pod("b").container({"cpu": "500m"}).node_name("n0")] if full else []
+    state = cluster_state(nodes, bound)
+    incoming = make_pod("incoming").container(request_).pod(len(bound))
+    cols = columns_for(state)
+    cycle = CycleState()
+    fit = Fit()
+    fit.pre_filter(cycle, incoming, state.node_infos)
+    per_node = [fit.filter(cycle, incoming, ni) for ni in state.node_infos]
+    for v, lo in ((fit.batch_filter(cycle, incoming, cols), 0), (fit.batch_filter_span(cycle, incoming, cols, 1, 4), 1)):
+        assert v is not None
+        want = per_node[lo:]
+        assert v.ok.tolist() == [s is None for s in want]
+        rejected = np.flatnonzero(~v.ok)
+        assert [(s.code, s.reasons) for s in v.statuses(rejected)] == \
+            [(want[i].code, want[i].reasons) for i in rejected.tolist()]  # type: ignore[union-attr]

@@ -193,7 +193,7 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlug
         """``fitsRequest`` over the node columns. A rejected row's kind is a bit set (bit i: check i
         failed, in ``fits_request``'s order; the top bit: some failing resource exceeds allocatable),
         so every row with the same kind shares one Status."""
-        return self._verdict(state, cols, slice(None))
+        return self._verdict(state, cols, _ALL)
 
     def batch_filter_span(self, state: CycleState, pod: Pod, cols: NodeColumns, lo: int, hi: int
                           ) -> BatchVerdict | None:
@@ -208,8 +208,9 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlug
         # (reason, whether each row has room, allocatable per row, the pod's request); the pods check
         # first. The room arrays are this verdict's own (the rejected rows' statuses describe the nodes at
         # verdict time); allocatable never changes.
-        checks: list[tuple[str, np.ndarray, np.ndarray | None, int]] = []
-        # (the allocatable columns are kept whole and cut to ``sl`` only when statuses are asked)
+        checks: list[tuple[str, np.ndarray, np.ndarray | None, int]]
+        # (the allocatable columns are kept whole and cut to ``sl`` only when statuses are asked; ``sl`` is
+        # ``_ALL`` itself for every row, a slice of ints for a span)
         q_cpu, q_mem = req.milli_cpu, req.memory
         if 0 < q_cpu < _BIG and 0 < q_mem < _BIG:
             # each row against a 0-d int64 array: NumPy compares with a Python int at a third more cost
@@ -219,42 +220,27 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlug
             c0, m0 = _REQUESTS.get(q_cpu), _REQUESTS.get(q_mem)
             if c0 is None or m0 is None:
                 c0, m0 = _request(q_cpu), _request(q_mem)
-            if sl == _ALL:
+            if sl is _ALL:
                 room_cpu, room_mem = cols.free_cpu >= c0, cols.free_mem >= m0
             else:
                 room_cpu, room_mem = cols.free_cpu[sl] >= c0, cols.free_mem[sl] >= m0
-            checks.append(("Insufficient cpu", room_cpu, cols.alloc_cpu, q_cpu))
-            checks.append(("Insufficient memory", room_mem, cols.alloc_mem, q_mem))
+            checks = [("Insufficient cpu", room_cpu, cols.alloc_cpu, q_cpu),
+                      ("Insufficient memory", room_mem, cols.alloc_mem, q_mem)]
+            # the common pod: cpu and memory only, and every row has room for one more pod (the pods check
+            # is left out, see below): no other check joins these two
+            ok: np.ndarray | None = None if req.ephemeral_storage or req.scalar or cols.full_rows \
+                else room_cpu & room_mem
         else:
+            checks = []
+            ok = None
             if q_cpu > 0:
                 checks.append(("Insufficient cpu", cols.free_cpu[sl] >= q_cpu, cols.alloc_cpu, q_cpu))
             if q_mem > 0:
                 checks.append(("Insufficient memory", cols.free_mem[sl] >= q_mem, cols.alloc_mem, q_mem))
-        q = req.ephemeral_storage
-        if q > 0:
-            checks.append(("Insufficient ephemeral-storage", cols.free_eph[sl] >= q, cols.alloc_eph, q))
-        if req.scalar:
-            for name, q in req.scalar.items():
-                if q == 0:
-                    continue
-                if is_extended(name) and (name in self.ignored_resources or (
-                        self.ignored_resource_groups and name.split("/", 1)[0] in self.ignored_resource_groups)):
-                    continue
-                have, in_use = cols.scalar(name)
-                checks.append((f"Insufficient {name}", have[sl] - in_use[sl] >= q, have, q))
-        if cols.full_rows or not checks:
-            checks.insert(0, (REASON_TOO_MANY_PODS, (cols.pod_room if sl == _ALL else cols.pod_room[sl]).copy(),
-                              None, 1))
-        # else every row has room for one more pod: the pods check rejects no row and adds no reason to
-        # any row's status (it is left out, as a verdict that passes every row is)
-        if len(checks) > 60:
-            return None  # the kinds are 64-bit sets
-        if len(checks) == 1:
-            ok = checks[0][1]
-        else:
-            ok = checks[0][1] & checks[1][1]
-            for check in checks[2:]:
-                ok &= check[1]
+        if ok is None:
+            ok = self._other_checks(req, cols, sl, checks)
+            if ok is None:
+                return None  # the kinds are 64-bit sets
         cache: dict[int, Status] = {}
         top = 1 << len(checks)
 
@@ -275,6 +261,37 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlug
             return template_statuses(kinds, make, cache)
 
         return BatchVerdict(ok, statuses_of)
+
+    def _other_checks(self, req: Resource, cols: NodeColumns, sl: slice,
+                      checks: list[tuple[str, np.ndarray, np.ndarray | None, int]]) -> np.ndarray | None:
+        """``_verdict``'s checks after cpu and memory (``checks``, extended here): ephemeral storage, the
+        scalar resources, then the pods check first when some row is full (or nothing else is checked);
+        the rows that pass them all, or None beyond 60 checks."""
+        q = req.ephemeral_storage
+        if q > 0:
+            checks.append(("Insufficient ephemeral-storage", cols.free_eph[sl] >= q, cols.alloc_eph, q))
+        if req.scalar:
+            for name, q in req.scalar.items():
+                if q == 0:
+                    continue
+                if is_extended(name) and (name in self.ignored_resources or (
+                        self.ignored_resource_groups and name.split("/", 1)[0] in self.ignored_resource_groups)):
+                    continue
+                have, in_use = cols.scalar(name)
+                checks.append((f"Insufficient {name}", have[sl] - in_use[sl] >= q, have, q))
+        if cols.full_rows or not checks:
+            checks.insert(0, (REASON_TOO_MANY_PODS, (cols.pod_room if sl is _ALL else cols.pod_room[sl]).copy(),
+                              None, 1))
+        # else every row has room for one more pod: the pods check rejects no row and adds no reason to
+        # any row's status (it is left out, as a verdict that passes every row is)
+        if len(checks) > 60:
+            return None
+        if len(checks) == 1:
+            return checks[0][1]
+        ok = checks[0][1] & checks[1][1]
+        for check in checks[2:]:
+            ok &= check[1]
+        return ok
 
     PRE_SCORE_ROWS = True  # (a RowNodes is welcome: pre_score reads no node)
 
