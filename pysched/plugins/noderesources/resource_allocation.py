@@ -108,7 +108,7 @@ _REDO_ROWS = 48  # more rows changed since an array's last use: every row again 
 class ResourceAllocationScorer:
     """Upstream ``resourceAllocationScorer``: gathers the per-resource vectors and applies a scorer."""
 
-    __slots__ = ("_checked", "_cpu_memory", "_least", "_pair", "_steps", "name", "pod_level", "resources", "scorer", "use_requested", "weights")
+    __slots__ = ("_checked", "_cpu_memory", "_kept_form", "_least", "_pair", "_steps", "name", "pod_level", "resources", "scorer", "use_requested", "weights")
 
     def __init__(self, name: str, resources: Sequence[tuple[str, int]], scorer: VectorScorer,
                  use_requested: bool, pod_level: bool) -> None:
@@ -131,6 +131,9 @@ class ResourceAllocationScorer:
         if self._steps is not None and sorted(kind for _, kind, _ in self._steps) == [0, 1]:
             by_kind = {kind: (i, w) for i, kind, w in self._steps}
             self._pair = (by_kind[0][0], by_kind[1][0], by_kind[0][1], by_kind[1][1])
+        # score_rows' kept-array form (``cols.small`` and requests below SMALL), worked out once: 1
+        # LeastAllocated, 2 balanced, 0 none
+        self._kept_form = 0 if self._pair is None else 1 if self._least else 2 if scorer is balanced_scorer else 0
 
     def pod_requests(self, pod: Pod) -> list[int]:
         steps = self._steps
@@ -181,14 +184,14 @@ class ResourceAllocationScorer:
         slice (then the columns are read through views: nothing here writes into what it read)."""
         steps = self._steps
         if steps is not None and (self._checked is cols or self._usable(cols)):  # (_usable's own first test)
-            pair = self._pair
-            if pair is not None and cols.small:
-                pr = pod_requests[pair[0]], pod_requests[pair[1]]  # cpu, memory
-                if 0 <= pr[0] < SMALL and 0 <= pr[1] < SMALL:
-                    if self.name == "LeastAllocated":
-                        return self._least_allocated_kept(cols, rows, pr)
-                    if self.scorer is balanced_scorer:
-                        return self._balanced_kept(cols, rows, pr)
+            form = self._kept_form
+            if form and cols.small:
+                pair = self._pair
+                cpu, mem = pod_requests[pair[0]], pod_requests[pair[1]]  # type: ignore[index]
+                if 0 <= cpu < SMALL and 0 <= mem < SMALL:
+                    if form == 1:
+                        return self._least_allocated_kept(cols, rows, cpu, mem)
+                    return self._balanced_kept(cols, rows, cpu, mem)
             if self.name == "LeastAllocated":
                 return self._least_allocated_rows(cols, rows, pod_requests, steps)
             if self.scorer is balanced_scorer and len(steps) == 2:
@@ -422,10 +425,10 @@ class ResourceAllocationScorer:
         kept[request] = [arr, end, memoryview(arr)]
         return arr
 
-    def _least_allocated_kept(self, cols: NodeColumns, rows: np.ndarray | slice, pr: tuple[int, int]) -> np.ndarray:
+    def _least_allocated_kept(self, cols: NodeColumns, rows: np.ndarray | slice, cpu: int, mem: int) -> np.ndarray:
         """``_least_allocated_rows`` from the kept per-resource scores: the weighted mean of the two."""
         _, _, w_cpu, w_mem = self._pair  # type: ignore[misc]
-        c, m = self._kept_pair(cols, pr[0], pr[1])
+        c, m = self._kept_pair(cols, cpu, mem)
         c = c[rows]
         m = m[rows]
         if w_cpu == 1 and w_mem == 1:
@@ -443,9 +446,9 @@ class ResourceAllocationScorer:
             total //= weight_sum  # total >= 0, weight_sum > 0
         return total
 
-    def _balanced_kept(self, cols: NodeColumns, rows: np.ndarray | slice, pr: tuple[int, int]) -> np.ndarray:
+    def _balanced_kept(self, cols: NodeColumns, rows: np.ndarray | slice, cpu: int, mem: int) -> np.ndarray:
         """``_balanced_rows`` from the kept halved capped fractions: the same floats."""
-        c, m = self._kept_pair(cols, pr[0], pr[1])
+        c, m = self._kept_pair(cols, cpu, mem)
         d = c[rows] - m[rows]  # (f0 - f1) / 2
         np.abs(d, out=d)
         np.subtract(_ONE, d, out=d)
