@@ -3,6 +3,7 @@ DefaultBinder and the volume/DRA plugins for pods without volumes or claims."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from pysched.framework.cycle_state import CycleState
@@ -23,6 +24,7 @@ from pysched.plugins import (
     volumerestrictions,
     volumezone,
 )
+from pysched.snapshot.columns import columns_for
 from tests.builders import cluster_state, make_node, make_pod, node_info
 
 MI = 1024 * 1024
@@ -204,6 +206,35 @@ def test_taint_score(nodes, pod, raw, normalized) -> None:
     assert [s.score for s in scores] == raw
     p.normalize_score(state, parsed, scores)
     assert [s.score for s in scores] == normalized
+
+
+_TAINTED = [make_node("n0"), make_node("n1").taint("k", "v"), make_node("n2").taint("k", "v").taint("j", "w"),
+            make_node("n3").taint("j", "w", "NoExecute"), make_node("n4").taint("k", "v", "PreferNoSchedule")]
+
+
+@pytest.mark.parametrize("pod", [
+    make_pod("p"), make_pod("p").toleration("k", "v"), make_pod("p").toleration("j", operator="Exists"),
+    make_pod("p").toleration(operator="Exists"),
+], ids=["none", "tolerates-k", "tolerates-j", "tolerates-all"])
+def test_taint_batch_verdict_kept_per_tolerations(pod) -> None:
+    """batch_filter's verdict is kept per tolerations object and columns: a pod sharing another's
+    tolerations gets the same verdict, which agrees with filter node by node (statuses too); other columns
+    (an edited cluster) get their own."""
+    plugin = tainttoleration.factory(None, None)
+    first = pod.pod()
+    twin = pod.pod(1)
+    twin.tolerations = first.tolerations  # (as the pods parsed from one spec share them)
+    cols = columns_for(cluster_state(_TAINTED))
+    v = plugin.batch_filter(CycleState(), first, cols)
+    assert plugin.batch_filter(CycleState(), twin, cols) is v
+    want = [plugin.filter(CycleState(), first, ni) for ni in cols.infos]
+    assert v.ok.tolist() == [st is None for st in want]
+    rejected = [r for r, st in enumerate(want) if st is not None]
+    got = v.statuses(np.array(rejected, dtype=np.int64))
+    assert [(st.code, st.reasons) for st in got] == [(want[r].code, want[r].reasons) for r in rejected]
+    other = columns_for(cluster_state(_TAINTED[:2]))
+    w = plugin.batch_filter(CycleState(), twin, other)
+    assert w is not v and w.ok.tolist() == [st is None for st in want[:2]]
 
 
 # --------------------------------------------------------------------------- NodeName, NodeUnschedulable

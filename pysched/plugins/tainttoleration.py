@@ -82,9 +82,13 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlugin):
     BATCH_SCORES_IN_RANGE = True  # counts are >= 0: reversed and scaled to [0, MaxNodeScore]
 
     def __init__(self) -> None:
-        # id of an ``untolerated`` verdict list (kept alive here) -> (that list, its mask over the node rows,
-        # per node row the index of its first untolerated taint among the distinct ones, those taints)
-        self._ok: dict[int, tuple[list[object], np.ndarray, np.ndarray, list[tuple[str, str]]]] = {}
+        # id of an ``untolerated`` verdict list (kept alive here) -> (that list, the verdict over the node
+        # rows made from it); the verdict is only read, its rejected rows' Status objects are built once
+        # and shared (``framework/batch.py``: callers set nothing on them but ``plugin``)
+        self._ok: dict[int, tuple[list[object], BatchVerdict]] = {}
+        # id of a pod's tolerations (kept alive here; pods without any share the empty tuple) -> (them, the
+        # columns, the verdict): the columns' taints never change, so neither does the verdict
+        self._by_tolerations: dict[int, tuple[tuple, NodeColumns, BatchVerdict]] = {}
 
     def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
         taint = find_untolerated_taint(node.node.taints, pod.tolerations)
@@ -93,40 +97,54 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlugin):
         return Status.unresolvable(untolerated_reason(taint.key, taint.value))
 
     def batch_filter(self, state: CycleState, pod: Pod, cols: NodeColumns) -> BatchVerdict | None:
+        tolerations = pod.tolerations
+        hit = self._by_tolerations.get(id(tolerations))
+        if hit is not None and hit[0] is tolerations and hit[1] is cols:
+            return hit[2]
+        verdict = self._verdict(tolerations, cols)
+        if len(self._by_tolerations) > 256:
+            self._by_tolerations.clear()
+        self._by_tolerations[id(tolerations)] = (tolerations, cols, verdict)
+        return verdict
+
+    def _verdict(self, tolerations: tuple, cols: NodeColumns) -> BatchVerdict:
         # nodes grouped by their taint list: the first untolerated taint once per list; a rejected row's
         # status names only that taint's key and value, so rows are grouped by those for their statuses
-        groups, first = topology_arrays(cols).untolerated(pod.tolerations)
+        groups, first = topology_arrays(cols).untolerated(tolerations)
         hit = self._ok.get(id(first))
-        if hit is None or hit[0] is not first:  # one mask per taint-list verdict (shared, read only)
-            if len(self._ok) > 256:
-                self._ok.clear()
-            taints: dict[tuple[str, str], int] = {}
-            per_group = [-1 if t is None else taints.setdefault((t.key, t.value), len(taints))  # type: ignore[attr-defined]
-                         for t in first]
-            kinds = np.array(per_group, dtype=np.int64)[groups]
-            # a verdict that rejects no row is the shared one the batched Filter skips
-            ok = every_row_passes(cols) if not taints else kinds < 0
-            hit = self._ok[id(first)] = (first, ok, kinds, list(taints))
-        _, ok, kinds, reasons = hit
+        if hit is not None and hit[0] is first:  # one verdict per taint-list verdict (shared, read only)
+            return hit[1]
+        if len(self._ok) > 256:
+            self._ok.clear()
+        taints: dict[tuple[str, str], int] = {}
+        per_group = [-1 if t is None else taints.setdefault((t.key, t.value), len(taints))  # type: ignore[attr-defined]
+                     for t in first]
+        kinds = np.array(per_group, dtype=np.int64)[groups]
+        # a verdict that rejects no row is the shared one the batched Filter skips
+        ok = every_row_passes(cols) if not taints else kinds < 0
+        reasons = list(taints)
         cache: dict[int, Status] = {}
 
         def status(k: int) -> Status:
             return Status.unresolvable(untolerated_reason(*reasons[k]))
 
         if len(reasons) > _FEW_REASONS:
-            return BatchVerdict(ok, lambda rows: template_statuses(kinds[rows], status, cache))
-        shared: list[np.ndarray] = []
+            verdict = BatchVerdict(ok, lambda rows: template_statuses(kinds[rows], status, cache))
+        else:
+            shared: list[np.ndarray] = []
 
-        def statuses_of(rows: np.ndarray) -> list[Status]:
-            # few reasons: one shared Status per reason (as template_statuses shares them), built on the
-            # cycle's first ask, then one gather by the rows' reason instead of sorting them
-            if not shared:
-                objs = np.empty(len(reasons), dtype=object)
-                objs[:] = [status(k) for k in range(len(reasons))]
-                shared.append(objs)
-            return shared[0][kinds[rows]].tolist()
+            def statuses_of(rows: np.ndarray) -> list[Status]:
+                # few reasons: one shared Status per reason (as template_statuses shares them), built on
+                # the first ask, then one gather by the rows' reason instead of sorting them
+                if not shared:
+                    objs = np.empty(len(reasons), dtype=object)
+                    objs[:] = [status(k) for k in range(len(reasons))]
+                    shared.append(objs)
+                return shared[0][kinds[rows]].tolist()
 
-        return BatchVerdict(ok, statuses_of)
+            verdict = BatchVerdict(ok, statuses_of)
+        self._ok[id(first)] = (first, verdict)
+        return verdict
 
     PRE_SCORE_ROWS = True  # (a RowNodes is welcome: pre_score reads no node)
 
