@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from pysched.errors import ConfigError
@@ -11,7 +12,8 @@ from pysched.framework.plugin_args import NodeAffinityArgs
 from pysched.framework.status import Code
 from pysched.plugins import nodeaffinity
 from pysched.plugins.nodeaffinity import ERR_REASON_CONFLICT, ERR_REASON_ENFORCED, ERR_REASON_POD
-from tests.builders import make_node, make_pod, node_info
+from pysched.snapshot.columns import columns_for
+from tests.builders import cluster_state, make_node, make_pod, node_info
 
 
 def expr(key: str, op: str, *values: str) -> dict:
@@ -233,3 +235,33 @@ def test_invalid_preferred_term_is_a_prescore_error() -> None:
 def test_invalid_preferred_term_with_weight_zero_is_dropped() -> None:
     pod = make_pod("p").preferred(0, term(expr("a", "Gt", "x"))).pod()
     assert nodeaffinity.factory(None, None).pre_score(CycleState(), pod, []) is None
+
+
+_ZONED = [make_node("n0").label("zone", "a"), make_node("n1").label("zone", "b"),
+          make_node("n2").label("zone", "a").label("disk", "ssd"), make_node("n3")]
+
+
+@pytest.mark.parametrize(("pod", "kept"), [
+    (make_pod("p").required_terms(term(expr("zone", "In", "a"))), True),
+    (make_pod("p").required_terms(term(expr("zone", "NotIn", "a")), term(expr("disk", "Exists"))), True),
+    (make_pod("p").required_terms(term(expr("zone", "In", "a"))).node_selector({"disk": "ssd"}), False),
+], ids=["affinity", "two-terms", "with-node-selector"])
+def test_batch_verdict_kept_per_required_affinity(pod, kept: bool) -> None:
+    """Without a nodeSelector, batch_filter's verdict is kept per required affinity object and columns: a
+    pod sharing another's gets the same verdict, which agrees with filter node by node (statuses too);
+    with a nodeSelector (the pod's own) it is made again; other columns get their own."""
+    p = plugin()
+    first = pod.pod()
+    twin = pod.pod(1)
+    twin.node_affinity_required = first.node_affinity_required  # (as the pods parsed from one spec share it)
+    cols = columns_for(cluster_state(_ZONED))
+    v = p.batch_filter(CycleState(), first, cols)
+    assert (p.batch_filter(CycleState(), twin, cols) is v) is kept
+    want = [p.filter(CycleState(), first, ni) for ni in cols.infos]
+    assert v.ok.tolist() == [st is None for st in want]
+    rejected = [r for r, st in enumerate(want) if st is not None]
+    got = v.statuses(np.array(rejected, dtype=np.int64))
+    assert [(st.code, st.reasons) for st in got] == [(want[r].code, want[r].reasons) for r in rejected]
+    other = columns_for(cluster_state(_ZONED[:2]))
+    w = p.batch_filter(CycleState(), twin, other)
+    assert w is not v and w.ok.tolist() == [st is None for st in want[:2]]

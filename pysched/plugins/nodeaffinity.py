@@ -129,6 +129,9 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, W
         if args is None:
             args = decode_args(None)
         self.added_node_selector: NodeSelector | None = None
+        # id of a pod's required affinity (kept alive here) -> (it, the columns, batch_filter's verdict), for
+        # pods without a nodeSelector (see batch_filter)
+        self._verdicts: dict[int, tuple[NodeSelector, NodeColumns, BatchVerdict]] = {}
         self.added_pref_terms: PreferredTerms | None = None
         added = getattr(args, "added_affinity", None)
         if added:
@@ -179,11 +182,23 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, W
 
     def batch_filter(self, state: CycleState, pod: Pod, cols: NodeColumns) -> BatchVerdict | None:
         if self.added_node_selector is None:
+            req = pod.node_affinity_required
+            if not pod.node_selector and req is not None:
+                # the verdict reads nothing of the pod but its required affinity, which the pods parsed from
+                # one spec share, and the columns' nodes never change: kept per (affinity, columns)
+                hit = self._verdicts.get(id(req))
+                if hit is not None and hit[0] is req and hit[1] is cols:
+                    return hit[2]
             # nodeSelector and required affinity as arrays: each requirement once per distinct label value
             ok = topology_arrays(cols).required_affinity_mask(pod)
-            cache: dict[int, Status] = {}
-            return BatchVerdict(ok, lambda rows: template_statuses(
+            cache: dict[int, Status] = {}  # (one shared Status, built at the first ask)
+            verdict = BatchVerdict(ok, lambda rows: template_statuses(
                 np.zeros(len(rows), dtype=np.int64), lambda _: Status.unresolvable(ERR_REASON_POD), cache))
+            if not pod.node_selector and req is not None:
+                if len(self._verdicts) > 256:
+                    self._verdicts.clear()
+                self._verdicts[id(req)] = (req, cols, verdict)
+            return verdict
         # the verdict reads the node's labels and name, the pod's selector and required affinity
         sig = repr((sorted((pod.node_selector or {}).items()), pod.node_selector is None,
                     selector_sig(pod.node_affinity_required)))
