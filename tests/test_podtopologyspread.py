@@ -837,3 +837,42 @@ def test_workload_index_stale_when_the_workloads_change(change: Any, stale: bool
     change(workloads)
     assert index.stale(workloads) is stale
     assert index.stale(dict(workloads)) is True  # another dict
+
+
+@pytest.mark.parametrize("policies", [
+    pytest.param({}, id="default-policies"),
+    pytest.param({"nodeAffinityPolicy": "Ignore"}, id="affinity-ignored"),
+    pytest.param({"nodeTaintsPolicy": "Honor"}, id="taints-honoured"),
+    pytest.param({"labelSelector": {}}, id="empty-selector"),
+])
+def test_pre_filter_plan_shared_by_pods_with_and_without_a_node_selector(policies: dict) -> None:
+    """The batched PreFilter keeps what it reads of a constraints list (``_pre_filter_plan``) for the pods
+    sharing it: pods with and without a nodeSelector, in turns, get the counts the per-node path finds
+    (a nodeSelector narrows the counted nodes only under nodeAffinityPolicy Honor, the default)."""
+    taint = [{"key": "t", "effect": "NoSchedule"}]
+    nodes = [zn("a", "z1", pool="p"), zn("b", "z1", pool="q"), zn("c", "z2", pool="q"),
+             node("d", {HOST: "d", ZONE: "z3", "zone": "z3", "pool": "p"}, taints=taint), zn("e", "z3", pool="p")]
+    cs = cluster_state(nodes, pods_on("a", 2, {"foo": ""}) + pods_on("c", 1, {"foo": ""}, prefix="c")
+                       + pods_on("d", 3, {"foo": ""}, prefix="d") + pods_on("e", 1, {"bar": ""}, prefix="e"))
+    pl = plugin(cs)
+    constraints = [tsc(ZONE, 1, selector=FOO, **policies)]
+    plain = pod("x", {"foo": ""}, constraints=constraints)
+    selected = pod("y", {"foo": ""}, constraints=constraints, spec={"nodeSelector": {"pool": "p"}})
+    selected.spread_constraints = plain.spread_constraints  # (as the pods parsed from one spec share them)
+    for incoming in (plain, selected, plain, selected):
+        state = CycleState()
+        pl.pre_filter(state, incoming, cs.node_infos)
+        got = state.read(pts.PRE_FILTER_STATE_KEY)
+        assert got.arrays is not None  # (the batched path)
+        want = pl.compute_pre_filter_state(incoming, pl.get_constraints(incoming, pts.DO_NOT_SCHEDULE),
+                                           list(cs.node_infos))
+        assert got.tp_value_to_match_num == want.tp_value_to_match_num, incoming.name
+        assert [pl.filter(state, incoming, ni) is None for ni in cs.node_infos] == \
+            [pl.filter(_state_of(want), incoming, ni) is None for ni in cs.node_infos]
+    assert len(pl._plans) == 1
+
+
+def _state_of(s: Any) -> CycleState:
+    state = CycleState()
+    state.write(pts.PRE_FILTER_STATE_KEY, s)
+    return state

@@ -416,6 +416,12 @@ def _eligibility_signature(pod: Pod, elig: _Eligibility) -> Hashable:
     return aff, taints
 
 
+# (the constraints list, the arrays it was made on, the constraints' keys, whether some constraint honours
+# nodeAffinityPolicy, nodeTaintsPolicy, per constraint (it, its domains, its selector's key or None when the
+# selector counts nothing, ``spread_rows`` of its key))
+_PreFilterPlan = tuple[list[Constraint], TopologyArrays, tuple[str, ...], bool, bool,
+                       list[tuple[Constraint, Domains, Hashable | None, tuple[np.ndarray, np.ndarray, np.ndarray, int]]]]
+
 _MAX_VERDICTS = 256
 _MAX_FILTERED = 1024
 
@@ -661,6 +667,8 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
         # (id of a pod's spread constraints list, action) -> (that list, filter_constraints of it) when no
         # constraint has matchLabelKeys (see get_constraints)
         self._filtered: dict[tuple[int, str], tuple[Any, list[Constraint]]] = {}
+        # id of a constraints list -> what PreFilter's arrays read of it (see _pre_filter_plan)
+        self._plans: dict[int, _PreFilterPlan] = {}
 
     def _cross_cycle(self) -> bool:
         """Whether counts may be kept across cycles (the fast path); the reference path
@@ -843,9 +851,44 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
             mask = taints if mask is None else mask & taints
         return mask
 
+    def _pre_filter_plan(self, constraints: list[Constraint], topo: TopologyArrays) -> _PreFilterPlan:
+        """What ``_pre_filter_arrays`` reads of ``constraints`` on ``topo`` whatever the pod, kept per
+        constraints list (the pods of one spec share it, see ``get_constraints``): whether a policy may
+        narrow the counted nodes, and per constraint its domains, selector key, whether its selector
+        counts nothing, and the rows with every key (``spread_rows``)."""
+        keys = tuple([c.topology_key for c in constraints])
+        affinity = taints = False
+        steps = []
+        for c in constraints:
+            affinity = affinity or c.node_affinity_honor
+            taints = taints or c.node_taints_honor
+            zero = c.selector.empty or c.selector.nothing
+            steps.append((c, topo.domains(c.topology_key), None if zero else selector_key(c.selector),
+                          topo.spread_rows(keys, c.topology_key)))
+        plan = (constraints, topo, keys, affinity, taints, steps)
+        if len(self._plans) >= _MAX_FILTERED:
+            self._plans.clear()
+        self._plans[id(constraints)] = plan
+        return plan
+
     def _pre_filter_arrays(self, pod: Pod, constraints: list[Constraint]) -> PreFilterState:
         cluster, topo = self._arrays()
-        keys = tuple([c.topology_key for c in constraints])
+        plan = self._plans.get(id(constraints))
+        if plan is None or plan[0] is not constraints or plan[1] is not topo:
+            plan = self._pre_filter_plan(constraints, topo)
+        _, _, keys, affinity, taints, steps = plan
+        if not taints and not (affinity and (pod.node_selector or pod.node_affinity_required is not None)):
+            # no policy narrows the counted nodes (``_Eligibility`` asks nothing of them): the rows with
+            # every key and the counts kept per domain, as below
+            ns = pod.namespace
+            arrays = []
+            for c, d, sel_key, (rows, _, held, n_held) in steps:
+                if sel_key is None:
+                    arrays.append(SpreadArrays(d, rows, np.zeros(d.size, dtype=np.int64), held, n_held))
+                    continue
+                counts, least = topo.spread_counts(cluster, c.selector, ns, sel_key, keys, c.topology_key)
+                arrays.append(SpreadArrays(d, rows, np.array(counts, dtype=np.int64), held, n_held, least))
+            return PreFilterState(constraints, None, None, arrays)
         elig = _Eligibility(pod, constraints)
         arrays = []
         for c in constraints:

@@ -205,7 +205,8 @@ class _PodEvents:
             return
         index = cols.index
         infos = cols.infos
-        for name in dict.fromkeys(log[self.pos:]):
+        # (one bind since the last call, the usual case: its node's name, without a slice and a dict)
+        for name in (log[-1],) if len(log) == self.pos + 1 else dict.fromkeys(log[self.pos:]):
             row = index.get(name)
             if row is None:
                 continue
@@ -392,28 +393,29 @@ class TopologyArrays:
         ent_key = (sel_key, namespace, keys, key)
         events = self.pod_events(cluster)
         ent = self._spread_counts.get(ent_key)
-        lists = self._spread_lists.get((keys, key))
-        if lists is None:
-            m, _, present, n_present = self.spread_rows(keys, key)
-            lists = self._spread_lists[(keys, key)] = (m.tolist(), self.domains(key).code_list,
-                                                        np.flatnonzero(present).tolist(), n_present == len(present))
         if ent is None:
+            lists = self._spread_lists.get((keys, key))
+            if lists is None:
+                m, _, present, n_present = self.spread_rows(keys, key)
+                lists = self._spread_lists[(keys, key)] = (m.tolist(), self.domains(key).code_list,
+                                                            np.flatnonzero(present).tolist(), n_present == len(present))
             m, codes, _, _ = self.spread_rows(keys, key)
             cnt = self.match_counts(cluster, selector, namespace, sel_key)  # (up to date with ``events``)
             tp = np.bincount(codes, weights=cnt[m], minlength=self.domains(key).size).astype(np.int64).tolist()
-            ent = self._spread_counts[ent_key] = [tp, len(events)]
+            # (with the selector's label hint and the rows' lists, read on every later use)
+            ent = self._spread_counts[ent_key] = [tp, len(events), label_hint(selector), lists]
             if len(self._spread_counts) > _MAX_COUNTS:
                 self._spread_counts.popitem(last=False)
         else:
             self._spread_counts.move_to_end(ent_key)
             if ent[1] < len(events):
                 tp = ent[0]
-                eligible, code_of = lists[0], lists[1]
-                for row, p, d in self.events_since(cluster, ent[1], label_hint(selector)):
+                eligible, code_of = ent[3][0], ent[3][1]
+                for row, p, d in self.events_since(cluster, ent[1], ent[2]):
                     if eligible[row] and counted(p, selector, namespace):
                         tp[code_of[row]] += d
                 ent[1] = len(events)
-        tp = ent[0]
+        tp, lists = ent[0], ent[3]
         present_codes = lists[2]
         if not present_codes:
             return tp, 0
