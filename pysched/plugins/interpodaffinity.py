@@ -476,7 +476,8 @@ class _ExistingTerms:
         if self.pos < len(log):
             index = self.topo.cols.index
             infos = self.topo.cols.infos
-            for name in dict.fromkeys(log[self.pos:]):
+            # (one bind since the last call, the usual case: its node's name, without a slice and a dict)
+            for name in (log[-1],) if len(log) == self.pos + 1 else dict.fromkeys(log[self.pos:]):
                 r = index.get(name)
                 if r is not None:
                     self._recount(r, infos[r])
@@ -799,7 +800,7 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             self._aff_nodes = {ni.name: ni for ni in cluster.node_infos if ni.pods_with_affinity}
             self._anti_nodes = {ni.name: ni for ni in cluster.node_infos if ni.pods_with_required_anti_affinity}
         elif self._anti_version < len(log):
-            for name in set(log[self._anti_version:]):
+            for name in (log[-1],) if len(log) == self._anti_version + 1 else set(log[self._anti_version:]):
                 ni = cluster.by_name.get(name)
                 self._aff_nodes.pop(name, None)
                 self._anti_nodes.pop(name, None)
@@ -1003,18 +1004,28 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             if agg.topo is not topo:
                 kept = False
         if kept:
+            aggs = s.aggregates
+            per_key = aggs[0].weights
+            if len(aggs) > 1:
+                # the incoming pod's sums and the matched ones often share a key: their weights per domain
+                # added first (a few slots, or one per node), then one gather per key instead of one per
+                # sum and key (integers: the same totals)
+                per_key = dict(per_key)
+                for agg in aggs[1:]:
+                    for tk, weights in agg.weights.items():
+                        prev = per_key.get(tk)
+                        per_key[tk] = weights if prev is None else prev + weights  # (a new array)
             total: np.ndarray | None = None
-            for agg in s.aggregates:
-                for tk, weights in agg.weights.items():
-                    d = topo.domains(tk)
-                    if d.identity and not isinstance(rows, slice):
-                        got = weights[rows]  # the codes are the rows (hostname): one gather, not two
-                    else:
-                        got = weights[d.ext[rows]]  # a new array (an index array picks)
-                    if total is None:
-                        total = got
-                    else:
-                        total += got
+            for tk, weights in per_key.items():
+                d = topo.domains(tk)
+                if d.identity and not isinstance(rows, slice):
+                    got = weights[rows]  # the codes are the rows (hostname): one gather, not two
+                else:
+                    got = weights[d.ext[rows]]  # a new array (an index array picks)
+                if total is None:
+                    total = got
+                else:
+                    total += got
             if total is None:
                 total = np.zeros(rows.stop - rows.start if isinstance(rows, slice) else len(rows), dtype=np.int64)
             return total
@@ -1044,8 +1055,10 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         s = state.read(PRE_SCORE_STATE_KEY)
         if not isinstance(s, PreScoreState) or s.empty() or not len(arr):
             return arr
-        lo = int(arr[arr.argmin()])  # argmin/argmax: less call overhead than min/max reductions
-        diff = int(arr[arr.argmax()]) - lo
+        # argmin/argmax: less call overhead than min/max reductions; item: the Python int at once (not a
+        # NumPy scalar converted)
+        lo = arr.item(arr.argmin())
+        diff = arr.item(arr.argmax()) - lo
         if diff <= 0:
             return np.zeros(len(arr), dtype=np.int64)
         if diff <= _TABLE_DIFF:
@@ -1074,18 +1087,18 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         has_constraints = bool(aff.preferred_affinity) or bool(aff.preferred_anti)
         if self.ignore_preferred_terms_of_existing_pods and not has_constraints:
             return Status(Code.Skip)
-        all_nodes = self.handle.snapshot.node_infos if self.handle is not None else nodes
         if aff.parse_error:
             return Status.as_error(f"failed to parse pod: {parse_error_message(aff.parse_error)}")
-        if not has_constraints and self.handle is not None and self.handle.batched and not self._holders()[0]:
-            # no node holds a pod with affinity terms: nothing contributes (upstream: Skip)
-            return PRE_SCORE_SKIP
-        if self.handle is not None and self.handle.batched:
+        handle = self.handle
+        if handle is not None and handle.batched:
+            if not has_constraints and not self._holders()[0]:
+                # no node holds a pod with affinity terms: nothing contributes (upstream: Skip)
+                return PRE_SCORE_SKIP
             # Two sums kept across cycles: the incoming pod's terms against the nodes' pods (shared by the
             # pods with the same terms) and the nodes' pods' terms against the incoming pod (shared by the
             # pods with the same labels and namespace); their sum is the upstream map.
-            ns_labels = self._ns_labels(pod.namespace)
-            cluster = self.handle.snapshot
+            cluster = handle.snapshot
+            ns_labels = cluster.ns_labels(pod.namespace)  # (``_ns_labels`` with the handle known)
             topo = topology_arrays(columns_for(cluster))  # (once for both sums)
             matched: _DomainSums
             if has_constraints:
@@ -1101,6 +1114,7 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
                 parts = (matched,)
             state.write(PRE_SCORE_STATE_KEY, PreScoreState(aggregates=parts))
             return None
+        all_nodes = handle.snapshot.node_infos if handle is not None else nodes
         pref = self.resolve_terms(aff.preferred_affinity) if aff.preferred_affinity else []
         pref_anti = self.resolve_terms(aff.preferred_anti) if aff.preferred_anti else []
         ns_labels = self._ns_labels(pod.namespace)
