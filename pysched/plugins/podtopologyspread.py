@@ -1161,16 +1161,15 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
     PRE_SCORE_ROWS = True  # (a RowNodes is welcome: pre_score reads the nodes through feasible_rows, len and iteration)
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        # (the constraints first: most pods have none to score with, and a Skip is a Skip whichever test
+        # finds it; get_constraints keeps the filtered list of a spec's constraints, as PreFilter's)
+        constraints = self.get_constraints(pod, SCHEDULE_ANYWAY)
+        if not constraints:
+            return PRE_SCORE_SKIP
         all_nodes = self._all_nodes(nodes)
         if not all_nodes:
             return Status(Code.Skip)
         require_all = bool(pod.spread_constraints) or not self.system_defaulted
-        if pod.spread_constraints:
-            constraints = filter_constraints(pod.spread_constraints, pod.labels, SCHEDULE_ANYWAY)
-        else:
-            constraints = self.build_default_constraints(pod, SCHEDULE_ANYWAY)
-        if not constraints:
-            return PRE_SCORE_SKIP
         if self.handle is not None and self.handle.batched and all_nodes is self.handle.snapshot.node_infos:
             hit = feasible_rows(state, nodes)
             if hit is not None:
