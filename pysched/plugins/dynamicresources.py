@@ -262,8 +262,10 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         s = state.read(STATE_KEY)
         if s is None:
             return _missing_state()
+        if not s.claims:  # (most pods: nothing to allocate, no list made)
+            return None
         todo = s.to_allocate()
-        if not s.claims or not todo:
+        if not todo:
             return None
         allocations = s.node_allocations.get(node_name)
         if not allocations:
@@ -298,8 +300,10 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         s = state.read(STATE_KEY)
         if s is None:
             return _missing_state()
+        if not s.claims:  # (most pods: before looking the DRA state up)
+            return None
         dra = self._dra()
-        if not s.claims or dra is None:
+        if dra is None:
             return None
         trace = []
         for i, claim in enumerate(s.claims):
