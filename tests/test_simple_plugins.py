@@ -237,6 +237,25 @@ def test_taint_batch_verdict_kept_per_tolerations(pod) -> None:
     assert w is not v and w.ok.tolist() == [st is None for st in want[:2]]
 
 
+def test_batch_constants_kept_per_columns() -> None:
+    """TaintToleration's and ImageLocality's batch_constant keep what they read of the columns (a
+    PreferNoSchedule taint somewhere, an image somewhere) with those columns: other columns get their own
+    answer, and the first columns theirs again."""
+    plain = columns_for(cluster_state([make_node("n0"), make_node("n1")]))
+    tainted = columns_for(cluster_state([make_node("n0"), make_node("n1").taint("k", effect="PreferNoSchedule")]))
+    imaged = columns_for(cluster_state([make_node("n0").image(["registry.k8s.io/pause:3.10"], 500 * MI),
+                                        make_node("n1")]))
+    taints = tainttoleration.factory(None, None)
+    images = imagelocality.factory(None, None)
+    p = make_pod("p").pod()
+    state = CycleState()
+    taints.pre_score(state, p, [])
+    assert [taints.batch_constant(state, p, c) for c in (plain, tainted, plain)] == [100, None, 100]
+    assert images.batch_constant(state, p, plain) == 0
+    assert images.batch_constant(state, p, imaged) is None  # (the node with the pod's image scores higher)
+    assert images.batch_constant(state, p, plain) == 0
+
+
 # --------------------------------------------------------------------------- NodeName, NodeUnschedulable
 
 

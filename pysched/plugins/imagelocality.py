@@ -58,6 +58,8 @@ class ImageLocality(ScorePlugin):
     def __init__(self, handle: Handle | None = None) -> None:
         self.handle = handle
         self._last: tuple[Pod, NodeColumns, int, tuple[np.ndarray, int | None] | None] | None = None
+        # (the columns, whether none of their nodes lists an image): asked on every host choice
+        self._imageless: tuple[NodeColumns, bool] | None = None
 
     def score(self, state: CycleState, pod: Pod, node: NodeInfo) -> tuple[int, Status | None]:
         # every node of the snapshot, not only the feasible ones
@@ -96,7 +98,10 @@ class ImageLocality(ScorePlugin):
 
     def batch_constant(self, state: CycleState, pod: Pod, cols: NodeColumns) -> int | None:
         """The score every node gets when the pod's column holds one value (e.g. no node has its images)."""
-        if _no_images(cols):
+        hit = self._imageless
+        if hit is None or hit[0] is not cols:
+            hit = self._imageless = (cols, _no_images(cols))
+        if hit[1]:
             return 0  # every sum is 0, below the threshold: priority 0 (whatever the pod's containers)
         entry = self._entry(pod, cols)
         return entry[1] if entry is not None else None

@@ -89,6 +89,8 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlugin):
         # id of a pod's tolerations (kept alive here; pods without any share the empty tuple) -> (them, the
         # columns, the verdict): the columns' taints never change, so neither does the verdict
         self._by_tolerations: dict[int, tuple[tuple, NodeColumns, BatchVerdict]] = {}
+        # (the columns, whether a node of theirs has a PreferNoSchedule taint): asked on every host choice
+        self._prefer: tuple[NodeColumns, bool] | None = None
 
     def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
         taint = find_untolerated_taint(node.node.taints, pod.tolerations)
@@ -188,9 +190,12 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlugin):
 
     def batch_constant(self, state: CycleState, pod: Pod, cols: NodeColumns) -> int | None:
         """No node has a PreferNoSchedule taint: every count is 0, every normalized score MaxNodeScore."""
-        if state.read(_STATE_KEY) is None or _has_prefer_taints(cols):
+        if state.read(_STATE_KEY) is None:
             return None
-        return MAX_NODE_SCORE
+        hit = self._prefer
+        if hit is None or hit[0] is not cols:
+            hit = self._prefer = (cols, _has_prefer_taints(cols))
+        return None if hit[1] else MAX_NODE_SCORE
 
     def batch_normalize(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
         zeros = scores.base
