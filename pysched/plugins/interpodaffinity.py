@@ -715,11 +715,12 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
     # ------------------------------------------------------------------ PreFilter
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
-        if pod.affinity.parse_error:
-            return None, Status.unresolvable(f"parsing pod: {parse_error_message(pod.affinity.parse_error)}")
-        batched = self.handle is not None and self.handle.batched and nodes is self.handle.snapshot.node_infos
-        if batched and not pod.affinity.required_affinity and not pod.affinity.required_anti \
-                and not self._holders()[1]:
+        aff = pod.affinity
+        if aff.parse_error:
+            return None, Status.unresolvable(f"parsing pod: {parse_error_message(aff.parse_error)}")
+        handle = self.handle
+        batched = handle is not None and handle.batched and nodes is handle.snapshot.node_infos
+        if batched and not aff.required_affinity and not aff.required_anti and not self._holders()[1]:
             # no term of the pod's and no existing pod with required anti-affinity: upstream's counts are
             # all empty (Skip)
             return None, PRE_FILTER_SKIP
@@ -793,22 +794,30 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         from ``change_log`` (batched path)."""
         cluster = self.handle.snapshot  # type: ignore[union-attr]
         log = cluster.change_log
-        if self._anti_version == len(log) and self._held_of is cluster:  # PreScore after PreFilter
+        n = len(log)
+        at = self._anti_version
+        if at == n and self._held_of is cluster:  # PreScore after PreFilter
             return self._aff_nodes, self._anti_nodes
-        if self._anti_version < 0 or self._held_of is not cluster or self._anti_version > len(log):
+        if at < 0 or self._held_of is not cluster or at > n:
             self._held_of = cluster
             self._aff_nodes = {ni.name: ni for ni in cluster.node_infos if ni.pods_with_affinity}
             self._anti_nodes = {ni.name: ni for ni in cluster.node_infos if ni.pods_with_required_anti_affinity}
-        elif self._anti_version < len(log):
-            for name in (log[-1],) if len(log) == self._anti_version + 1 else set(log[self._anti_version:]):
-                ni = cluster.by_name.get(name)
-                self._aff_nodes.pop(name, None)
-                self._anti_nodes.pop(name, None)
+        else:
+            # the nodes changed since (one bind, the usual case: its node's name alone); a node is in a map
+            # while it holds such pods (the maps are only asked whether they are empty)
+            by_name = cluster.by_name
+            aff, anti = self._aff_nodes, self._anti_nodes
+            for name in (log[-1],) if n == at + 1 else set(log[at:]):
+                ni = by_name.get(name)
                 if ni is not None and ni.pods_with_affinity:
-                    self._aff_nodes[name] = ni
+                    aff[name] = ni
+                elif name in aff:
+                    del aff[name]
                 if ni is not None and ni.pods_with_required_anti_affinity:
-                    self._anti_nodes[name] = ni
-        self._anti_version = len(log)
+                    anti[name] = ni
+                elif name in anti:
+                    del anti[name]
+        self._anti_version = n
         return self._aff_nodes, self._anti_nodes
 
     def _existing_anti_affinity_counts(self, pod: Pod, ns_labels: dict[str, str],
@@ -1067,11 +1076,14 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             # instead of four array steps). The subtraction is spared when the raw scores index a table
             # as they are: the lowest is 0, or the highest is 0 (the usual spreads: preferred
             # anti-affinity weights alone, or affinity weights alone)
-            if lo == 0:
-                return _normalized_table(diff)[arr]
+            # (the kept tables read here first: a call spared on most uses)
             if lo + diff == 0:
-                return _rolled_table(diff)[arr]
-            return _normalized_table(diff)[arr - lo]
+                table = _ROLLED.get(diff)
+                return (_rolled_table(diff) if table is None else table)[arr]
+            table = _TABLES.get(diff)
+            if table is None:
+                table = _normalized_table(diff)
+            return table[arr] if lo == 0 else table[arr - lo]
         f = (arr - lo) / float(diff)  # float64, as upstream's float64(score-min)/float64(diff)
         np.multiply(f, _MAX_SCORE_F, out=f)  # the same product as MaxNodeScore * fraction
         return f.astype(np.int64)
