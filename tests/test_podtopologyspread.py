@@ -876,3 +876,31 @@ def _state_of(s: Any) -> CycleState:
     state = CycleState()
     state.write(pts.PRE_FILTER_STATE_KEY, s)
     return state
+
+
+def test_batch_verdicts_kept_per_reason_tables() -> None:
+    """batch_filter keeps one BatchVerdict per constraints' reason tables (its statuses built at the first
+    ask): two pods whose counts give the same tables get the same verdict, which agrees with filter node by
+    node, statuses too; a pod whose counts differ gets its own."""
+    import numpy as np
+
+    from pysched.snapshot.columns import columns_for
+
+    nodes = [zn("a", "z1"), zn("b", "z1"), zn("c", "z2"), node("d", {HOST: "d"})]
+    cs = cluster_state(nodes, pods_on("a", 2, {"foo": ""}) + pods_on("c", 1, {"bar": ""}, prefix="c"))
+    pl = plugin(cs)
+    cols = columns_for(cs)
+    constraints = [tsc(ZONE, 1, selector=FOO)]
+    verdicts = []
+    for incoming in (pod("x", {"foo": ""}, constraints=constraints), pod("y", {"foo": ""}, constraints=constraints),
+                     pod("z", {"baz": ""}, constraints=[tsc(ZONE, 1, selector={"matchLabels": {"bar": ""}})])):
+        state = CycleState()
+        pl.pre_filter(state, incoming, cs.node_infos)
+        v = pl.batch_filter(state, incoming, cols)
+        want = [pl.filter(state, incoming, ni) for ni in cs.node_infos]
+        assert v.ok.tolist() == [st is None for st in want]
+        rejected = [r for r, st in enumerate(want) if st is not None]
+        got = v.statuses(np.array(rejected, dtype=np.int64))
+        assert [(st.code, st.reasons) for st in got] == [(want[r].code, want[r].reasons) for r in rejected]
+        verdicts.append(v)
+    assert verdicts[0] is verdicts[1] and verdicts[2] is not verdicts[0]

@@ -661,7 +661,9 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
         self._domains: OrderedDict[Hashable, _DomainCounts] = OrderedDict()
         self._workload_index: _WorkloadIndex | None = None
         # batch_filter's (rows' reasons, mask) per constraints' (domains, reason table), see _spread_reasons
-        self._verdicts: OrderedDict[tuple[tuple[Domains, bytes], ...], tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        # and the BatchVerdict made of them, whose Status objects are built at the first ask and shared
+        # (framework/batch.py: callers set nothing on them but ``plugin``)
+        self._verdicts: OrderedDict[tuple[tuple[Domains, bytes], ...], BatchVerdict] = OrderedDict()
         # action -> (the default constraints it was made from, those with that whenUnsatisfiable)
         self._defaults_by_action: dict[str, tuple[tuple[SpreadConstraint, ...], tuple[SpreadConstraint, ...]]] = {}
         # (id of a pod's spread constraints list, action) -> (that list, filter_constraints of it) when no
@@ -698,7 +700,10 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
                 self.default_constraints, tuple(c for c in self.default_constraints if c.when_unsatisfiable == action))
         if not defaults[1]:
             return []
-        index = self._workloads()
+        handle = self.handle
+        index = self._workload_index
+        if index is None or handle is None or not handle.batched or index.stale(handle.snapshot.cluster.workloads):
+            index = self._workloads()  # (else the kept index, as _workloads would return it)
         if not index.services.get(pod.namespace) and (not index.controllers or pod.meta.controller_ref() is None):
             return []
         selector = default_selector(pod, index)
@@ -940,16 +945,16 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
         key = tuple(tables)
         hit = self._verdicts.get(key)
         if hit is None:
-            hit = self._verdicts[key] = _spread_reasons(tables)
+            reason, ok = _spread_reasons(tables)
+            cache: dict[int, Status] = {}
+
+            def statuses_of(rows: np.ndarray) -> list[Status]:
+                return template_statuses(reason[rows], _spread_status, cache)
+
+            hit = self._verdicts[key] = BatchVerdict(ok, statuses_of)
             if len(self._verdicts) > _MAX_VERDICTS:
                 self._verdicts.popitem(last=False)
-        reason, ok = hit
-        cache: dict[int, Status] = {}
-
-        def statuses_of(rows: np.ndarray) -> list[Status]:
-            return template_statuses(reason[rows], _spread_status, cache)
-
-        return BatchVerdict(ok, statuses_of)
+        return hit
 
     def _pre_score_arrays(self, pod: Pod, constraints: list[Constraint], require_all: bool,
                           nodes: list[NodeInfo], rows: np.ndarray) -> PreScoreState:
