@@ -31,7 +31,9 @@ def _no_statuses(rows: np.ndarray) -> list[Status]:
 
 class NodeUnschedulable(FilterPlugin, WhatIfPlugin):
     NAME = NAME
-    _passing: tuple[NodeColumns, BatchVerdict] | None = None  # (the columns, the verdict passing every row)
+    # (the columns, the verdict passing every row, their rows' not-cordoned mask: every_row_passes when no
+    # node is cordoned)
+    _passing: tuple[NodeColumns, BatchVerdict, np.ndarray] | None = None
 
     def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
         if node.node.unschedulable and not tolerates_taint(pod.tolerations, UNSCHEDULABLE_TAINT):
@@ -41,23 +43,25 @@ class NodeUnschedulable(FilterPlugin, WhatIfPlugin):
     def batch_filter(self, state: CycleState, pod: Pod, cols: NodeColumns) -> BatchVerdict | None:
         # Two pod shapes only: tolerates the taint (every row passes) or not (the cordoned rows fail). A
         # verdict that passes every row is one shared object per set of columns (a verdict is only read).
+        # Nodes never change within one columns object: the mask is kept with it, and without a cordoned
+        # node every pod gets the passing verdict (its tolerations unread).
         hit = self._passing
         if hit is None or hit[0] is not cols:
-            hit = self._passing = (cols, BatchVerdict(every_row_passes(cols), _no_statuses))
-        if tolerates_taint(pod.tolerations, UNSCHEDULABLE_TAINT):
-            return hit[1]
-        ok = cols.masks.get(_UNCORDONED)
-        if ok is None:
-            ok = np.fromiter((not ni.node.unschedulable for ni in cols.infos), dtype=bool, count=cols.n)
-            if ok.all():
-                ok = every_row_passes(cols)
-            else:
-                ok.flags.writeable = False
-            cols.masks[_UNCORDONED] = ok
-        if ok is hit[1].ok:  # no cordoned node (every_row_passes): no status to share
-            return hit[1]
+            everyone = every_row_passes(cols)
+            ok = cols.masks.get(_UNCORDONED)
+            if ok is None:
+                ok = np.fromiter((not ni.node.unschedulable for ni in cols.infos), dtype=bool, count=cols.n)
+                if ok.all():
+                    ok = everyone
+                else:
+                    ok.flags.writeable = False
+                cols.masks[_UNCORDONED] = ok
+            hit = self._passing = (cols, BatchVerdict(everyone, _no_statuses), ok)
+        passing = hit[1]
+        if hit[2] is passing.ok or tolerates_taint(pod.tolerations, UNSCHEDULABLE_TAINT):
+            return passing  # (no cordoned node, or the pod tolerates the taint: no status to share)
         rejected = Status.unresolvable(ERR_REASON)  # shared by the rejected rows of this verdict
-        return BatchVerdict(ok, lambda rows: [rejected] * len(rows))
+        return BatchVerdict(hit[2], lambda rows: [rejected] * len(rows))
 
     def what_would_fit(self, state: CycleState, pod: Pod, node: NodeInfo, status: Status) -> Change:
         """Uncordon the node."""
