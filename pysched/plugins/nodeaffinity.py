@@ -213,6 +213,8 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, W
     PRE_SCORE_ROWS = True  # (a RowNodes is welcome: pre_score reads no node)
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        if pod.node_affinity_preferred is None and self.added_pref_terms is None:
+            return PRE_SCORE_SKIP  # (most pods: _pod_preferred would find no terms)
         terms, err = self._pod_preferred(pod)
         if err:
             return Status.as_error(err)

@@ -541,6 +541,8 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
         s = state.read(STATE_KEY)
         if s is None:
             return _missing_state()
+        if s.claims is None and s.all_bound and not s.has_pvcs:
+            return None  # (most pods: no claim, nothing to bind, no trace to write)
         decisions: dict[str, dict[str, str]] = {}
         for pvc in s.claims.bound if s.claims is not None else ():
             decisions[pvc.key] = {"pvc": pvc.key, "decision": "bound", "pv": pvc.volume_name}
