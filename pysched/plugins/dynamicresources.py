@@ -126,8 +126,10 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
 
     # ------------------------------------------------------------------ PreEnqueue
     def pre_enqueue(self, pod: Pod) -> Status | None:
+        if not pod.resource_claims:  # (most pods: before looking the DRA state up)
+            return None
         dra = self._dra()
-        if not pod.resource_claims or dra is None:
+        if dra is None:
             return None
         try:
             dra.pod_claim_objects(pod)
@@ -138,8 +140,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
     # ------------------------------------------------------------------ PreFilter
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
-        dra = self._dra()
-        if not pod.resource_claims or dra is None:
+        # (a pod without claims, most pods, before the DRA state is looked up)
+        dra = self._dra() if pod.resource_claims else None
+        if dra is None:
             # written before anything can reject, as upstream; a pod without claims shares one empty state
             # (nothing writes into a state without claims)
             state.write(STATE_KEY, _NO_CLAIMS)

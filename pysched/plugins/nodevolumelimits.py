@@ -106,7 +106,7 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin):
 
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
-        if any(counts_volume(v) for v in pod.volumes):
+        if pod.volumes and any(counts_volume(v) for v in pod.volumes):  # (no generator for no volumes)
             state.write(STATE_KEY, _State())
             return None, None
         return None, PRE_FILTER_SKIP
