@@ -23,8 +23,13 @@ from tests.builders import load_bench
 
 
 def _window(mask: np.ndarray | None, start: int, n: int, to_find: int) -> tuple[np.ndarray, int]:
-    rows, end = fastfilter._window(mask, start, n, to_find)
+    rows, end, low = fastfilter._window(mask, start, n, to_find)
     assert rows.flags.writeable  # the caller's own
+    # the place of the smallest row, when given: 0 when the rows ascend, else where the second run starts
+    listed = rows.tolist()
+    if low >= 0:
+        assert listed[low:] == sorted(listed[low:]) and listed[:low] == sorted(listed[:low])
+        assert not listed or listed[low] == min(listed)
     return rows, end
 
 

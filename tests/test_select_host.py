@@ -106,3 +106,6 @@ def test_window_ordered_choice_is_the_per_node_choice(n: int, data: st.DataObjec
 ], ids=["ascending", "wrapped-tie", "before-wrap", "after-wrap", "two-rows"])
 def test_first_best_in_row_order(totals: list[int], rows: list[int], want: int) -> None:
     assert first_best_in_row_order(np.array(totals, dtype=np.int64), np.array(rows, dtype=np.int64)) == want
+    # the place of the smallest row given (the fast filter's ``RowNodes.low``): the same choice
+    low = rows.index(min(rows))
+    assert first_best_in_row_order(np.array(totals, dtype=np.int64), np.array(rows, dtype=np.int64), low) == want

@@ -353,7 +353,7 @@ class Scheduler:
             if totals is not None and isinstance(feasible, RowNodes) and _names_in_row_order(cols):
                 # names in row order: the smallest name among the highest totals is the smallest row
                 # among them, found from the window order of the rows (no name ranks gathered)
-                return str(cols.names_arr[rows[first_best_in_row_order(totals, rows)]])
+                return str(cols.names_arr[rows[first_best_in_row_order(totals, rows, feasible.low)]])
             # One argmax over total * n + (n - 1 - name rank): the highest total, then the smallest name.
             # Totals are in [0, most] (each array was range-checked before weighting), so nothing overflows.
             ranks, n_rows = _name_ranks(cols)
@@ -593,18 +593,19 @@ def _names_in_row_order(cols: NodeColumns) -> bool:
     return hit
 
 
-def first_best_in_row_order(totals: np.ndarray, rows: np.ndarray) -> int:
+def first_best_in_row_order(totals: np.ndarray, rows: np.ndarray, low: int = -1) -> int:
     """The place in ``rows`` of the smallest row among those with the highest total (``totals`` aligned
     with ``rows``). ``rows``: distinct rows in window order (a ``RowNodes``' rows: ascending from the start
     row, then, when the window wrapped past the last row, ascending again from row 0), so the first
-    highest total of the wrapped part, if any, else the first of the whole, is the smallest such row."""
+    highest total of the wrapped part, if any, else the first of the whole, is the smallest such row.
+    ``low``: the place of the smallest row when known (``RowNodes.low``), else -1 (then looked for)."""
     i = int(totals.argmax())
-    if rows[0] > rows[-1]:  # wrapped: the smallest row starts the second run
-        j = int(rows.argmin())
-        if i < j:
-            k = j + int(totals[j:].argmax())
-            if totals[k] == totals[i]:
-                return k
+    if low < 0:
+        low = int(rows.argmin()) if rows[0] > rows[-1] else 0
+    if i < low:  # wrapped (the smallest row starts the second run), and the first highest total before it
+        k = low + int(totals[low:].argmax())
+        if totals[k] == totals[i]:
+            return k
     return i
 
 

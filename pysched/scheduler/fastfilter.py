@@ -82,27 +82,29 @@ def _first_rejections(verdicts: list[tuple[int, str, BatchVerdict]], rows: np.nd
     return pos, out
 
 
-def _wrapped(rows: np.ndarray, more: np.ndarray, start: int, n: int, to_find: int) -> tuple[np.ndarray, int]:
+def _wrapped(rows: np.ndarray, more: np.ndarray, start: int, n: int, to_find: int) -> tuple[np.ndarray, int, int]:
     """A window that wraps past the last row: ``rows``, the passing rows from ``start`` to the last one
     (no more than ``to_find``), then as many of ``more``, the passing rows before ``start``, as the window
-    still holds; and its end (positions examined)."""
-    left = to_find - len(rows)
+    still holds; its end (positions examined); and the place of its smallest row (``_window``)."""
+    first = len(rows)
+    left = to_find - first
     if len(more) > left:
-        return np.concatenate((rows, more[:left])), n - start + int(more[left])
-    return np.concatenate((rows, more)), n
+        return np.concatenate((rows, more[:left])), n - start + int(more[left]), first if left > 0 else 0
+    return np.concatenate((rows, more)), n, first if len(more) else 0
 
 
-def _window(mask: np.ndarray | None, start: int, n: int, to_find: int) -> tuple[np.ndarray, int]:
+def _window(mask: np.ndarray | None, start: int, n: int, to_find: int) -> tuple[np.ndarray, int, int]:
     """The sequential loop's window over the rows from ``start`` (rotating): the rows of its first
     ``to_find`` passing nodes and its end, the number of positions it examined (it ends before the next
-    passing node after the count, else after every node). ``mask``: which rows pass (only read); None:
-    every row passes. A stretch a little longer than the window (up to the last row) is searched first,
+    passing node after the count, else after every node); and the place in the rows of the smallest one
+    (``RowNodes.low``: 0 when the rows ascend, else where the window went on at row 0; -1 when not
+    worked out). ``mask``: which rows pass (only read); None: every row passes. A stretch a little longer than the window (up to the last row) is searched first,
     the whole rotation (the rows twice over, so that it is one slice) only when it holds too few passing
     nodes."""
     need = to_find + 1
     if mask is None:
         end = to_find if n >= need else n
-        return _rotated_rows(n)[start:start + end].copy(), end
+        return _rotated_rows(n)[start:start + end].copy(), end, n - start if start + end > n else 0
     if n - start < need:
         # fewer rows from start to the last row than the window holds: it goes on at row 0 whatever passes.
         # The passing rows of the whole rotation from one search over every row, split at the start row:
@@ -117,7 +119,7 @@ def _window(mask: np.ndarray | None, start: int, n: int, to_find: int) -> tuple[
         end = int(found[to_find])
         rows = found[:to_find]
         rows += start
-        return rows, end
+        return rows, end, 0
     if start + size >= n:  # the stretch reached the last row: the rotation goes on at row 0
         return _wrapped(found + start, mask[:start].nonzero()[0], start, n, to_find)  # (< need from start)
     found = (np.concatenate((mask, mask))[start:start + n] if start else mask).nonzero()[0]
@@ -127,7 +129,7 @@ def _window(mask: np.ndarray | None, start: int, n: int, to_find: int) -> tuple[
     else:
         end = n
     # window positions to rows: position p is row (start + p) % n
-    return (_rotated_rows(n)[start:][found] if start else found), end
+    return (_rotated_rows(n)[start:][found] if start else found), end, -1
 
 
 _ROTATED: dict[int, np.ndarray] = {}
@@ -220,7 +222,7 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
     if not verdicts:
         return None  # no plugin has a verdict: the per-node loop is as fast
     if not rest and not nominated_rows:
-        rows, end = _window(mask, start, n, to_find)
+        rows, end, low = _window(mask, start, n, to_find)
         n_rejected = end - len(rows)
         if n_rejected and mask is not None:  # (every row passes without a mask: nothing rejected)
             judged = mask
@@ -232,9 +234,9 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
                 into.update(zip(cols.names_arr[rejected].tolist(), sts.tolist(), strict=True))
 
             statuses.defer(n_rejected, fill)
-            feasible = RowNodes(cols, rows)
+            feasible = RowNodes(cols, rows, low=low)
         else:  # every node of the window passed (always so without a mask): consecutive rows
-            feasible = RowNodes(cols, rows, start=start)
+            feasible = RowNodes(cols, rows, start=start, low=low)
         state.write(ROWS_KEY, (feasible, rows, cols))
         return feasible
     if mask is None:

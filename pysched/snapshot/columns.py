@@ -172,14 +172,17 @@ class RowNodes(Sequence["NodeInfo"]):
     of the object column and listing them costs more than the rest of a cycle's Filter window. Read only;
     callers that need a list (plugins, extenders) get ``as_list()``."""
 
-    __slots__ = ("built", "cols", "rows", "start")
+    __slots__ = ("built", "cols", "low", "rows", "start")
 
     def __init__(self, cols: NodeColumns, rows: np.ndarray, built: list[NodeInfo] | None = None,
-                 start: int = -1) -> None:
+                 start: int = -1, low: int = -1) -> None:
         self.cols = cols
         self.rows = rows
         self.built = built  # the list, once built (``as_list``)
         self.start = start  # >= 0: the rows are consecutive from this row, wrapping past the last one
+        # >= 0: the place in ``rows`` of the smallest row (0 when they ascend; else where the window went
+        # on at row 0), as the fast filter's window found it; -1 when not known (``first_best_in_row_order``)
+        self.low = low
 
     def as_list(self) -> list[NodeInfo]:
         """The nodes as a list (built once; the same list every time)."""
