@@ -181,3 +181,51 @@ def test_spread_constraints_read_once_for_specs_that_differ() -> None:
     a = parser.parse(_pod("a", _with(priority=1)), 0)
     b = parser.parse(_pod("b", _with(priority=2)), 1)
     assert a.containers is not b.containers and b.spread_constraints is a.spread_constraints
+
+
+# what PodParser.expect finds of each case's pods: position of a pod -> position of the pod that had its spec first
+# (equal but for nodeName, in the same namespace, and of equal values: NaN is not None, True is not 1)
+REPEATS = {
+    "replicas": {1: 0, 2: 0, 3: 0},
+    "bound and pending replicas": {1: 0, 2: 0},
+    "affinity in two namespaces": {3: 2, 4: 0},
+    "nan and null": {},
+    "true and 1": {2: 0},
+    "key order": {},
+    "what orjson does not write": {},
+    "no spec": {},
+}
+
+
+@pytest.mark.parametrize(("pods", "repeats"), [(CASES[k], v) for k, v in REPEATS.items()], ids=list(REPEATS))
+def test_expect_finds_the_specs_parse_would_share(pods: list[dict], repeats: dict[int, int]) -> None:
+    assert PodParser().expect(pods, range(len(pods))) == repeats
+
+
+@pytest.mark.parametrize("pods", list(CASES.values()), ids=list(CASES))
+@pytest.mark.parametrize("labels_valid", [False, True])
+def test_pods_looked_up_ahead_are_parse_pods_pods(pods: list[dict], labels_valid: bool) -> None:
+    # the loader's way: every pod's spec looked up first (expect), then each pod parsed by its position
+    objects = [{"kind": "Node"}, *pods]  # (positions are the objects', not the pods')
+    parser = PodParser()
+    parser.expect(objects, range(1, len(objects)))
+    for i, raw in enumerate(pods):
+        want = _outcome(lambda r, n: parse_pod(r, n, labels_valid), validate_pod, raw, i)
+        got = _outcome(lambda r, n: parser.parse(r, n, labels_valid, n + 1), parser.validate, raw, i)
+        assert got == want, raw["metadata"]
+
+
+def test_pods_looked_up_ahead_share_the_parsed_spec() -> None:
+    pods = [_pod("a", {**_with(), "nodeName": "n1"}), _pod("b", _with()), _pod("c", _with(), ns="other")]
+    parser = PodParser()
+    assert parser.expect(pods, range(3)) == {1: 0}
+    a, b, c = (parser.parse(raw, i, False, i) for i, raw in enumerate(pods))
+    assert b.containers is a.containers and b.requests is a.requests and c.containers is not a.containers
+
+
+def test_expect_stops_looking_up_when_few_specs_repeat() -> None:
+    pods = [_pod(f"p{i}", _with(priority=i)) for i in range(PodParser.PROBE + 2)]
+    parser = PodParser()
+    assert parser.expect(pods, range(len(pods))) == {}
+    assert parser._memo is None
+    assert _view(parser.parse(pods[3], 3, False, 3)) == _view(parse_pod(pods[3], 3))

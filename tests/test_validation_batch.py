@@ -477,3 +477,51 @@ def test_the_schema_table_is_read_as_the_standard_decoder_reads_it() -> None:
     assert types.raw == table["types"]  # type: ignore[attr-defined]
     assert kinds == table["kinds"]
     assert list(kinds) == list(table["kinds"])  # (in the file's order)
+
+
+# pods of one template, some bound (their nodeName the one field their specs do not share), changed at one
+# place: the loader's look-up of specs (PodParser.expect) says which pods repeat an earlier pod's spec, and the
+# validator checks such a spec once (with the first pod's, or not at all when the first pod was found clean)
+REPEATED = [
+    ("clean", None, None, None, []),
+    ("a-repeats-node-name", 300, ("spec", "nodeName"), 5, [300]),
+    ("a-first-pods-name", 0, ("metadata", "name"), "Web-0", [0]),
+    ("every-spec-a-typo", "all", ("spec", "containers", 0, "resources"), {"request": {"cpu": "1"}}, "all"),
+    ("a-late-spec-of-its-own", 650, ("spec", "priority"), "high", [650]),
+]
+
+
+@pytest.mark.parametrize(("at", "path", "value", "culprits"), [c[1:] for c in REPEATED], ids=[c[0] for c in REPEATED])
+def test_repeated_specs_are_checked_once_and_say_what_the_walk_says(
+        at: object, path: tuple | None, value: object, culprits: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pysched.model.objects import PodParser
+
+    web = next(s for s in SEEDS if s["metadata"]["name"] == "web-1")
+    objects = [copy.deepcopy(web) for _ in range(2 * validation.WINDOW - 300)]
+    for i, obj in enumerate(objects):
+        obj["metadata"]["name"] = f"web-{i}"
+        if i % 3:
+            obj["spec"]["nodeName"] = f"node-{i}"
+    for i, obj in enumerate(objects):
+        if path is not None and (at == "all" or at == i):
+            parent: Any = obj
+            for key in path[:-1]:
+                parent = parent[key]
+            parent[path[-1]] = copy.deepcopy(value)
+    same = PodParser().expect(objects, range(len(objects)))
+    stripped: list[int] = []  # pods given to the batch check without their specs, per batch
+    real = validation._window_clean
+
+    def spy(groups: dict, *args: Any) -> bool:
+        stripped.append(sum("spec" not in obj for obj in groups.get("V1Pod", [])))
+        return real(groups, *args)
+
+    monkeypatch.setattr(validation, "_window_clean", spy)
+    checker = validation.Validator(objects, plain=True, fields=_fields(objects), same_spec=same)
+    issues = [checker.issues(obj, i) for i, obj in enumerate(objects)]
+    assert issues == [_walk_issues(obj) for obj in objects]
+    assert [i for i, found in enumerate(issues) if found] == (list(range(len(objects))) if culprits == "all"
+                                                              else culprits)
+    if culprits == []:  # every spec but the first checked with it, or as that of a pod found clean
+        assert sum(stripped) == len(objects) - 1
+    assert sum(stripped) > 0

@@ -5,7 +5,7 @@ Parsing raises ``FieldError`` with the field path; loaders add the file and obje
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import field
 from typing import Any, TypeVar
 
@@ -999,51 +999,119 @@ class PodParser:
     the parsed values, as copies of a Pod already do (nothing changes them after parsing). A spec that
     parsed with an error is never remembered, and what is read per pod keeps its order, so errors are the
     ones ``parse_pod`` raises. When few specs repeat (under one in eight after ``PROBE`` pods), it stops
-    looking them up."""
+    looking them up. The loader looks every pod's spec up first (``expect``), before the schema check,
+    which then checks a repeated spec once too."""
 
     PROBE = 512
 
-    __slots__ = ("_affinities", "_dumps", "_hit", "_hits", "_memo", "_tries")
+    __slots__ = ("_affinities", "_dumps", "_hit", "_hits", "_known", "_memo", "_tries")
 
     def __init__(self) -> None:
         import orjson  # (here: a start that parses no snapshot does not import it)
 
         self._dumps = orjson.dumps
         self._affinities = _Affinities(orjson.dumps)  # (also while specs are not looked up)
-        self._memo: dict[tuple[str, bytes], tuple[dict, tuple, tuple, list[bool]]] | None = {}
+        # the key of a spec (``_key``), or the identity of the first spec equal to it (``expect``) -> entry
+        self._memo: dict[object, tuple[dict, tuple, tuple, list[bool]]] | None = {}
         self._tries = 0
         self._hits = 0
         self._hit: list[bool] | None = None  # the validated flag of the spec of the pod parsed last, if remembered
+        # position -> the first spec equal to its own (without nodeName) of the pods whose specs ``expect``
+        # looked up, when it was called
+        self._known: dict[int, dict] | None = None
 
-    def parse(self, raw: Mapping, index: int = 0, labels_valid: bool = False) -> Pod:
-        self._hit = None
-        self._affinities.flag = None
-        memo = self._memo
-        spec = raw.get("spec") if memo is not None else None
-        if memo is None or type(spec) is not dict or type(raw) is not dict:
-            return parse_pod(raw, index, labels_valid, self._affinities)
+    def _key(self, raw: Any) -> tuple[tuple[str, bytes], dict] | None:
+        """The memory's key of pod ``raw``'s spec and the spec without ``nodeName`` (a copy when it has
+        one); None when the spec is not looked up (no plain spec, or one orjson does not write)."""
+        spec = raw.get("spec") if type(raw) is dict else None
+        if type(spec) is not dict:
+            return None
         meta = raw.get("metadata")
         ns = meta.get("namespace") if type(meta) is dict else None
         if "nodeName" in spec:
             spec = spec.copy()
             del spec["nodeName"]
         try:
-            key = (ns if type(ns) is str else "", self._dumps(spec))
+            return (ns if type(ns) is str else "", self._dumps(spec)), spec
         except (TypeError, ValueError):  # what orjson does not write (integers over 64 bits, other keys)
+            return None
+
+    def expect(self, objects: list[Any], at: Iterable[int]) -> dict[int, int]:
+        """Ahead of parsing, the specs of the pods ``objects[i]`` for ``i`` in ``at`` (in order) looked up
+        as ``parse`` looks them up (and no more after ``PROBE`` pods when few specs repeat, nor then does
+        ``parse``). ``parse`` given a pod's position (``at``) then remembers its spec by the identity of the
+        first spec found equal to it here, without writing or comparing it again. Returns, for each pod
+        whose spec (without ``nodeName``) is an earlier pod's, that pod's position: the schema check
+        (``validation.Validator``) checks such a spec once."""
+        known: dict[int, dict] = {}
+        repeats: dict[int, int] = {}
+        seen: dict[tuple[str, bytes], tuple[dict, int]] = {}
+        dumps, probe = self._dumps, self.PROBE
+        tries = hits = 0
+        for pos in at:
+            if tries >= probe and hits * 8 < tries:  # few repeat: not worth the lookups (nor is the memory)
+                self._memo = None
+                break
+            raw = objects[pos]
+            # (as _key, written out: a call per pod costs more than the rest of this loop)
+            spec = raw.get("spec") if type(raw) is dict else None
+            if type(spec) is not dict:
+                continue
+            meta = raw.get("metadata")
+            ns = meta.get("namespace") if type(meta) is dict else None
+            if "nodeName" in spec:
+                spec = spec.copy()
+                del spec["nodeName"]
+            try:
+                key = (ns if type(ns) is str else "", dumps(spec))
+            except (TypeError, ValueError):  # what orjson does not write (integers over 64 bits, other keys)
+                continue
+            tries += 1
+            first = seen.get(key)
+            if first is not None and first[0] == spec:
+                hits += 1
+                known[pos] = first[0]
+                repeats[pos] = first[1]
+            else:
+                seen[key] = spec, pos
+                known[pos] = spec
+        self._known = known
+        return repeats
+
+    def parse(self, raw: Mapping, index: int = 0, labels_valid: bool = False, at: int = -1) -> Pod:
+        """The Pod of ``raw``; ``at``: its position among the objects given to ``expect``, if they were."""
+        self._hit = None
+        self._affinities.flag = None
+        memo = self._memo
+        if memo is None or type(raw) is not dict:
             return parse_pod(raw, index, labels_valid, self._affinities)
+        known = self._known
+        key: object
+        if known is None:
+            found = self._key(raw)
+            if found is None:
+                return parse_pod(raw, index, labels_valid, self._affinities)
+            key, spec = found
+        else:
+            # the first spec found equal to this pod's by expect (kept alive there): remembered by its
+            # identity, which only equal specs share
+            first = known.get(at)
+            if first is None:
+                return parse_pod(raw, index, labels_valid, self._affinities)
+            key, spec = id(first), first
         self._tries += 1
         entry = memo.get(key)
-        if entry is None or entry[0] != spec:
+        if entry is None or (entry[0] is not spec and entry[0] != spec):
             pod = parse_pod(raw, index, labels_valid, self._affinities)
             entry = memo[key] = (spec, _spec_fields(pod), _derived_fields(pod), [False])
             self._hit = entry[3]
-            if self._tries >= self.PROBE and self._hits * 8 < self._tries:
+            if known is None and self._tries >= self.PROBE and self._hits * 8 < self._tries:
                 self._memo = None  # few repeat: not worth the lookups
             return pod
         self._hits += 1
         self._hit = entry[3]
         # what parse_pod reads per pod, in its order: metadata, status, nodeName, status fields
-        meta_ = ObjectMeta.parse(meta, "metadata", True, labels_valid)
+        meta_ = ObjectMeta.parse(raw.get("metadata"), "metadata", True, labels_valid)
         status = raw.get("status")
         if type(status) is not dict:
             status = _map(raw, "status", "")

@@ -22,7 +22,8 @@ import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from itertools import repeat
+from itertools import compress, repeat
+from operator import eq
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -559,12 +560,18 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
     # clean[position] is 1 for those
     clean = None
     fields: tuple[list[Any], list[Any], list[Any], list[Any] | None] | None = None
+    objs = [obj for _, obj, _ in objects]
+    if mode != "ignore" and parsed:  # plain dicts: each object's kind, apiVersion and metadata (and its
+        # name) read once, for the schema check and for the checks below, by C-level passes
+        fields = _fields(objs)
+    # the pods' specs looked up as the parser looks them up, before anything is checked: a spec equal to an
+    # earlier pod's is parsed once, and checked against the schema once (``repeats``: position of such a
+    # pod -> position of the pod that had its spec first)
+    parser = PodParser()
+    repeats = parser.expect(objs, _pod_positions(objs, None if fields is None else fields[0]))
+    pods_at: list[int] = []  # per pod of pods_raw: its position among the objects
     if mode != "ignore":
-        objs = [obj for _, obj, _ in objects]
-        if parsed:  # plain dicts: each object's kind, apiVersion and metadata (and its name) read once, for
-            # the schema check and for the checks below, by C-level passes
-            fields = _fields(objs)
-        clean = validation.Validator(objs, plain=parsed, fields=fields).flags()
+        clean = validation.Validator(objs, plain=parsed, fields=fields, same_spec=repeats).flags()
     kinds, apis, metas, names = fields or ([], [], [], None)
 
     for position, item in enumerate(objects):
@@ -602,6 +609,7 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
                 if _api_checks(problems, doc, where, obj, kind, mode, clean, position):
                     pods_raw.append((doc, obj, where))  # named below, once every given name is known
                     pods_clean.append(clean is not None and clean[position] == 1)
+                    pods_at.append(position)
                     unnamed = True
                 continue
             if not isinstance(meta, _MAP) or not isinstance(meta.get("name"), str) or not meta.get("name"):
@@ -642,6 +650,7 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
         if kind == "Pod":
             pods_raw.append(item)  # parsed below, after generated names
             pods_clean.append(flag)
+            pods_at.append(position)
             continue
         try:
             spec.add(cluster, obj, flag)
@@ -656,11 +665,10 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
     if unnamed:  # (else every pod queued has a name: most snapshots)
         pods_raw = _name_generated_pods(cluster, pods_raw)
     pods: list[Pod] = []
-    parser = PodParser()
     parse, check, keep = parser.parse, parser.validate, pods.append
-    for i, ((doc, obj, where), labels_valid) in enumerate(zip(pods_raw, pods_clean, strict=True)):
+    for i, ((doc, obj, where), labels_valid, pos) in enumerate(zip(pods_raw, pods_clean, pods_at, strict=True)):
         try:
-            keep(parse(obj, i, labels_valid))
+            keep(parse(obj, i, labels_valid, pos))
             check(obj)
         except FieldError as e:
             problems.add(doc, where, obj, e.message, e.path)
@@ -686,6 +694,14 @@ def _fields(objs: list[dict]) -> tuple[list[Any], list[Any], list[Any], list[Any
     except TypeError:  # (dict.get of a metadata that is no dict)
         names = None
     return kinds, apis, metas, names
+
+
+def _pod_positions(objs: list[Any], kinds: list[Any] | None = None) -> Iterator[int]:
+    """The positions of the Pods among ``objs`` (``kinds``: their kinds, when read already), found as they
+    are asked for (the parser may stop asking early)."""
+    if kinds is not None:
+        return compress(range(len(kinds)), map(eq, kinds, repeat("Pod")))
+    return (i for i, obj in enumerate(objs) if isinstance(obj, _MAP) and obj.get("kind") == "Pod")
 
 
 def _name_generated_pods(cluster: Cluster, pods_raw: list[tuple[Document, dict, str]]

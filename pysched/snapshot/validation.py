@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from functools import cache
 from itertools import chain, compress, repeat
@@ -447,15 +448,20 @@ class Validator:
     order, when the caller has read them already (the loader does, for its own checks): they are then not
     read again."""
 
-    __slots__ = ("_clean", "_done", "_fields", "_objects", "_plain")
+    __slots__ = ("_clean", "_done", "_fields", "_objects", "_plain", "_repeated", "_same")
 
     def __init__(self, objects: Iterable[object], *, plain: bool = False,
-                 fields: tuple[list[Any], list[Any], list[Any], list[Any] | None] | None = None) -> None:
+                 fields: tuple[list[Any], list[Any], list[Any], list[Any] | None] | None = None,
+                 same_spec: dict[int, int] | None = None) -> None:
         self._objects = list(objects)
         self._clean = bytearray(len(self._objects))  # 1 at the positions of the objects found clean
         self._done = 0  # the objects before this position have been batch-checked
         self._plain = plain
         self._fields = fields
+        # position of a pod -> position of an earlier pod whose spec equals its own, but for nodeName (plain
+        # objects only: equal values of the same types); positions in order
+        self._same = same_spec if plain and same_spec else None
+        self._repeated = sorted(same_spec) if self._same is not None else []  # type: ignore[arg-type]
 
     def clean(self, obj: dict, at: int) -> bool:
         """True when ``obj``, the object at position ``at``, has no issue and every key and value of its
@@ -497,6 +503,10 @@ class Validator:
 
     def _clean_batch(self, start: int, objs: list[object], codes: list[str | None],
                      metas: list[Any] | None = None, names: list[Any] | None = None) -> bool:
+        if self._same is not None:
+            objs, specs = self._known_specs(start, objs, codes)
+            if specs and not _STR_OR_NONE.issuperset(map(type, map(dict.get, specs, repeat("nodeName")))):
+                return False  # (their nodeName, the one field a repeated spec may hold of its own)
         known = set(codes)
         known.discard(None)
         tops: dict[Any, list[Any]] | None = None
@@ -523,6 +533,29 @@ class Validator:
         else:
             self._clean[start:start + len(objs)] = b"\x01" * len(objs)
         return True
+
+
+    def _known_specs(self, start: int, objs: list[object], codes: list[str | None]
+                     ) -> tuple[list[object], list[dict]]:
+        """``objs`` (the objects from position ``start`` on, of type codes ``codes``) without the specs that
+        need no check of their own: a pod's whose spec (but for nodeName) is that of an earlier pod of the
+        same type in ``objs`` (checked with them) or found clean before; and those specs, whose nodeName
+        the caller checks. (Such a pod is given as a copy without its spec; ``objs`` is not changed.)"""
+        repeated = self._repeated
+        at, stop = bisect_left(repeated, start), bisect_left(repeated, start + len(objs))
+        specs: list[dict] = []
+        if at == stop:
+            return objs, specs
+        objs = list(objs)
+        same, flags = self._same, self._clean
+        for pos in repeated[at:stop]:
+            first = same[pos]  # type: ignore[index]
+            code = codes[pos - start]
+            if code is not None and (flags[first] or (first >= start and codes[first - start] == code)):
+                pod = objs[pos - start].copy()  # type: ignore[attr-defined]
+                specs.append(pod.pop("spec"))
+                objs[pos - start] = pod
+        return objs, specs
 
 
 def _codes(objs: list[object], kinds: list[Any] | None = None, apis: list[Any] | None = None
