@@ -14,6 +14,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import numpy as np
+
+from pysched.framework.cycle_state import CycleState
 from pysched.model.objects import Node, Pod, parse_node, parse_pod
 from pysched.snapshot.cluster import Cluster, ClusterState
 from pysched.snapshot.nodeinfo import NodeInfo
@@ -205,6 +208,17 @@ def node_info(node: NodeBuilder | Node, *pods: PodBuilder | Pod) -> NodeInfo:
         pod = p.node_name(n.name).pod(i) if isinstance(p, PodBuilder) else p
         ni.add_pod(pod)
     return ni
+
+
+def verdict_is_filter(plugin: Any, pod: Pod, verdict: Any, infos: list[NodeInfo]) -> list[Any]:
+    """Asserts that a batched Filter verdict over ``infos`` agrees with ``plugin.filter`` node by node, the
+    rejected rows' statuses too; returns filter's statuses."""
+    want = [plugin.filter(CycleState(), pod, ni) for ni in infos]
+    assert verdict.ok.tolist() == [st is None for st in want]
+    rejected = [r for r, st in enumerate(want) if st is not None]
+    got = verdict.statuses(np.array(rejected, dtype=np.int64))
+    assert [(st.code, st.reasons) for st in got] == [(want[r].code, want[r].reasons) for r in rejected]
+    return want
 
 
 def cluster_state(nodes: list[NodeBuilder], pods: list[PodBuilder] = ()) -> ClusterState:  # type: ignore[assignment]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from pysched.errors import ConfigError
@@ -13,7 +12,7 @@ from pysched.framework.status import Code
 from pysched.plugins import nodeaffinity
 from pysched.plugins.nodeaffinity import ERR_REASON_CONFLICT, ERR_REASON_ENFORCED, ERR_REASON_POD
 from pysched.snapshot.columns import columns_for
-from tests.builders import cluster_state, make_node, make_pod, node_info
+from tests.builders import cluster_state, make_node, make_pod, node_info, verdict_is_filter
 
 
 def expr(key: str, op: str, *values: str) -> dict:
@@ -257,11 +256,7 @@ def test_batch_verdict_kept_per_required_affinity(pod, kept: bool) -> None:
     cols = columns_for(cluster_state(_ZONED))
     v = p.batch_filter(CycleState(), first, cols)
     assert (p.batch_filter(CycleState(), twin, cols) is v) is kept
-    want = [p.filter(CycleState(), first, ni) for ni in cols.infos]
-    assert v.ok.tolist() == [st is None for st in want]
-    rejected = [r for r, st in enumerate(want) if st is not None]
-    got = v.statuses(np.array(rejected, dtype=np.int64))
-    assert [(st.code, st.reasons) for st in got] == [(want[r].code, want[r].reasons) for r in rejected]
+    want = verdict_is_filter(p, first, v, cols.infos)
     other = columns_for(cluster_state(_ZONED[:2]))
     w = p.batch_filter(CycleState(), twin, other)
     assert w is not v and w.ok.tolist() == [st is None for st in want[:2]]

@@ -3,7 +3,6 @@ DefaultBinder and the volume/DRA plugins for pods without volumes or claims."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from pysched.framework.cycle_state import CycleState
@@ -25,7 +24,7 @@ from pysched.plugins import (
     volumezone,
 )
 from pysched.snapshot.columns import columns_for
-from tests.builders import cluster_state, make_node, make_pod, node_info
+from tests.builders import cluster_state, make_node, make_pod, node_info, verdict_is_filter
 
 MI = 1024 * 1024
 
@@ -227,11 +226,7 @@ def test_taint_batch_verdict_kept_per_tolerations(pod) -> None:
     cols = columns_for(cluster_state(_TAINTED))
     v = plugin.batch_filter(CycleState(), first, cols)
     assert plugin.batch_filter(CycleState(), twin, cols) is v
-    want = [plugin.filter(CycleState(), first, ni) for ni in cols.infos]
-    assert v.ok.tolist() == [st is None for st in want]
-    rejected = [r for r, st in enumerate(want) if st is not None]
-    got = v.statuses(np.array(rejected, dtype=np.int64))
-    assert [(st.code, st.reasons) for st in got] == [(want[r].code, want[r].reasons) for r in rejected]
+    want = verdict_is_filter(plugin, first, v, cols.infos)
     other = columns_for(cluster_state(_TAINTED[:2]))
     w = plugin.batch_filter(CycleState(), twin, other)
     assert w is not v and w.ok.tolist() == [st is None for st in want[:2]]
