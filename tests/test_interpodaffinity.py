@@ -443,9 +443,9 @@ def test_counts_follow_bindings_across_cycles() -> None:
 
 @pytest.mark.parametrize("seed", range(6))
 def test_batch_normalize_equals_normalize_score_below_and_above_the_table_range(seed: int) -> None:
-    """The batched normalization (a table of normalized offsets per spread of the raw scores, or the float
-    steps when the spread is beyond ``_TABLE_DIFF``) gives normalize_score's numbers, negative scores and
-    spreads of one included."""
+    """The batched normalization (a table of normalized offsets when the highest raw score is 0 and the
+    spread is at most ``_TABLE_DIFF``, else the float steps, truncated into the offsets' own array when the
+    lowest is not 0) gives normalize_score's numbers, negative scores and spreads of one included."""
     import random
 
     import numpy as np
@@ -476,8 +476,9 @@ def test_batch_normalize_equals_normalize_score_below_and_above_the_table_range(
     pytest.param([-9, -2, -5], id="below-0"),
 ])
 def test_batch_normalize_indexes_by_the_raw_scores_when_the_lowest_or_highest_is_0(raw: list[int]) -> None:
-    """The table forms that index by the raw scores themselves (lowest 0: the table; highest 0: the table
-    rolled by one) give normalize_score's numbers, as the other spreads do."""
+    """The forms that spare the subtraction of the lowest score (lowest 0: the float steps on the scores
+    themselves; highest 0: the table rolled by one, indexed by the scores) give normalize_score's numbers,
+    as the other spreads do."""
     import numpy as np
 
     plugin = ipa.InterPodAffinity(None)

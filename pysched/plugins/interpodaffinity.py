@@ -351,25 +351,17 @@ _MAX_SCORE_F = np.array(float(MAX_NODE_SCORE))  # (a 0-d operand: no Python numb
 _MAX_SCORE_F.flags.writeable = False
 
 
-_TABLE_DIFF = 4096  # normalized scores of raw scores spread over at most this range come from a table
-_TABLES: dict[int, np.ndarray] = {}
+_TABLE_DIFF = 4096  # normalized scores of raw scores -diff .. 0 with diff at most this come from a table
 _ROLLED: dict[int, np.ndarray] = {}
 
 
 def _normalized_table(diff: int) -> np.ndarray:
-    """``int(MaxNodeScore * (float(k) / float(diff)))`` for k = 0 .. diff (int64, read only): the normalized
-    score of a raw score ``min + k`` (``batch_normalize``'s float steps on every possible offset, so the
-    same numbers), kept per ``diff``."""
-    table = _TABLES.get(diff)
-    if table is None:
-        if len(_TABLES) >= 256:
-            _TABLES.clear()
-        f = np.arange(diff + 1, dtype=np.int64) / float(diff)
-        np.multiply(f, _MAX_SCORE_F, out=f)
-        table = f.astype(np.int64)
-        table.flags.writeable = False
-        _TABLES[diff] = table
-    return table
+    """``int(MaxNodeScore * (float(k) / float(diff)))`` for k = 0 .. diff (int64): the normalized score of
+    a raw score ``min + k`` (``batch_normalize``'s float steps on every possible offset, so the same
+    numbers)."""
+    f = np.arange(diff + 1, dtype=np.int64) / float(diff)
+    np.multiply(f, _MAX_SCORE_F, out=f)
+    return f.astype(np.int64)
 
 
 def _rolled_table(diff: int) -> np.ndarray:
@@ -1070,23 +1062,23 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         diff = arr.item(arr.argmax()) - lo
         if diff <= 0:
             return np.zeros(len(arr), dtype=np.int64)
-        if diff <= _TABLE_DIFF:
-            # the scores are integers in lo .. lo + diff: each offset's normalized score is looked up in a
-            # table worked out once per diff by the same float steps (one subtraction and one gather
-            # instead of four array steps). The subtraction is spared when the raw scores index a table
-            # as they are: the lowest is 0, or the highest is 0 (the usual spreads: preferred
-            # anti-affinity weights alone, or affinity weights alone)
-            # (the kept tables read here first: a call spared on most uses)
-            if lo + diff == 0:
-                table = _ROLLED.get(diff)
-                return (_rolled_table(diff) if table is None else table)[arr]
-            table = _TABLES.get(diff)
-            if table is None:
-                table = _normalized_table(diff)
-            return table[arr] if lo == 0 else table[arr - lo]
-        f = (arr - lo) / float(diff)  # float64, as upstream's float64(score-min)/float64(diff)
-        np.multiply(f, _MAX_SCORE_F, out=f)  # the same product as MaxNodeScore * fraction
-        return f.astype(np.int64)
+        if lo + diff == 0 and diff <= _TABLE_DIFF:
+            # the highest score is 0 (the usual spread: preferred anti-affinity weights alone): the scores
+            # -diff .. 0 index a table of each offset's normalized score, worked out once per diff by the
+            # same float steps and rolled by one (one gather instead of the float steps' three); the few
+            # such spreads recur on most cycles (the kept table read here first: a call spared)
+            table = _ROLLED.get(diff)
+            return (_rolled_table(diff) if table is None else table)[arr]
+        # Other spreads seldom recur (a table of every offset costs more than the float steps on the
+        # scored rows, and most would serve one cycle): the float steps on the rows
+        if lo == 0:
+            f = arr / float(diff)  # float64, as upstream's float64(score-min)/float64(diff)
+            np.multiply(f, _MAX_SCORE_F, out=f)  # the same product as MaxNodeScore * fraction
+            return f.astype(np.int64)
+        k = arr - lo  # (a new array: written over below)
+        # the product truncated into ``k`` (the unsafe cast is astype's conversion: toward zero)
+        np.multiply(k / float(diff), _MAX_SCORE_F, out=k, casting="unsafe")
+        return k
 
     def normalize_values(self, state: CycleState, pod: Pod, values: list[int]) -> list[int]:
         return self.batch_normalize(state, pod, np.asarray(values, dtype=np.int64)).tolist()
