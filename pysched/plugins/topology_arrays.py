@@ -161,6 +161,7 @@ class _PodEvents:
         self.by_label: dict[tuple[str, str], list[int]] = {}
 
     def _append(self, row: int, pod: Pod, d: int) -> None:
+        # (written out in ``catch_up`` for a bind: a change here goes there too)
         by_label = self.by_label
         at = len(self.events)
         self.events.append((row, pod, d))
@@ -205,6 +206,8 @@ class _PodEvents:
             return
         index = cols.index
         infos = cols.infos
+        events = self.events
+        by_label = self.by_label
         # (one bind since the last call, the usual case: its node's name, without a slice and a dict)
         for name in (log[-1],) if len(log) == self.pos + 1 else dict.fromkeys(log[self.pos:]):
             row = index.get(name)
@@ -214,8 +217,17 @@ class _PodEvents:
             new = tuple(infos[row].pods)
             if len(new) == len(old) + 1 and all(map(is_, old, new)) and new[-1] not in old:
                 # (a bind: the node's pods as before and one more, appended) the one event the comparison
-                # below would find, without the sets (``in``: pods compare by identity)
-                self._append(row, new[-1], 1)
+                # below would find, without the sets (``in``: pods compare by identity); ``_append`` written
+                # out (once per bind: the call costs about as much as its body)
+                p = new[-1]
+                at = len(events)
+                events.append((row, p, 1))
+                for kv in p.meta.labels.items():
+                    lst = by_label.get(kv)
+                    if lst is None:
+                        by_label[kv] = [at]
+                    else:
+                        lst.append(at)
                 self.seen[row] = new
                 continue
             if len(old) == len(new) and all(map(is_, old, new)):
@@ -268,7 +280,7 @@ class TopologyArrays:
         ev = self._events
         if ev is None:
             ev = self._events = _PodEvents(cluster, self.cols)
-        else:
+        elif ev.pos < len(cluster.change_log):  # (catch_up's own test: most calls find nothing new)
             ev.catch_up(cluster, self.cols)
         return ev
 
