@@ -127,7 +127,8 @@ def count_matching(pods: list[Pod], selector: LabelSelector, namespace: str) -> 
 
 
 def counted(pod: Pod, selector: LabelSelector, namespace: str) -> bool:
-    """Whether ``count_matching`` counts ``pod`` (for a selector that is not empty)."""
+    """Whether ``count_matching`` counts ``pod`` (for a selector that is not empty; written out in
+    ``TopologyArrays.spread_counts``: a change here goes there too)."""
     meta = pod.meta
     return meta.deletion_timestamp is None and meta.namespace == namespace and selector.matches(meta.labels)
 
@@ -403,7 +404,8 @@ class TopologyArrays:
         a list (a list item costs a fraction of an array element). The list is the kept one: callers copy
         what they keep."""
         ent_key = (sel_key, namespace, keys, key)
-        events = self.pod_events(cluster)
+        ev = self._pod_events(cluster)
+        events = ev.events
         ent = self._spread_counts.get(ent_key)
         if ent is None:
             lists = self._spread_lists.get((keys, key))
@@ -423,9 +425,12 @@ class TopologyArrays:
             if ent[1] < len(events):
                 tp = ent[0]
                 eligible, code_of = ent[3][0], ent[3][1]
-                for row, p, d in self.events_since(cluster, ent[1], ent[2]):
-                    if eligible[row] and counted(p, selector, namespace):
-                        tp[code_of[row]] += d
+                for row, p, d in ev.since(ent[1], ent[2]):  # (up to date: caught up above)
+                    if eligible[row]:
+                        meta = p.meta  # (``counted`` written out: once per pod that moved)
+                        if meta.deletion_timestamp is None and meta.namespace == namespace \
+                                and selector.matches(meta.labels):
+                            tp[code_of[row]] += d
                 ent[1] = len(events)
         tp, lists = ent[0], ent[3]
         present_codes = lists[2]
