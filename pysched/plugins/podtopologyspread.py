@@ -451,20 +451,22 @@ class SpreadArrays:
 
     __slots__ = ("domains", "eligible", "min_count", "n_present", "present", "tp")
 
-    def __init__(self, domains: Domains, eligible: np.ndarray, tp: np.ndarray, present: np.ndarray,
+    def __init__(self, domains: Domains, eligible: np.ndarray, tp: list[int] | np.ndarray, present: np.ndarray,
                  n_present: int | None = None, min_count: int | None = None) -> None:
         self.domains = domains
         self.eligible = eligible  # bool per node row: counted (has every key, passes the policies)
-        self.tp = tp  # int64 per domain code: matching pods (0 for domains without an eligible node)
         self.present = present  # bool per domain code: the domain is in the map (an eligible node has it)
         self.n_present = int(np.count_nonzero(present)) if n_present is None else n_present
         if self.n_present and min_count is not None:  # the smallest count over the present domains, given
             self.min_count = min_count
         elif self.n_present:
-            kept = tp[present]
+            kept = np.asarray(tp)[present]
             self.min_count = int(kept[kept.argmin()])  # argmin: less call overhead than a min reduction
         else:
             self.min_count = MAX_INT32
+        # per domain code: matching pods (0 for domains without an eligible node), a list (read item by item
+        # or as a whole by Filter: the kept counts arrive as one, no array made and listed again)
+        self.tp: list[int] = tp if isinstance(tp, list) else tp.tolist()
 
     def to_dict(self) -> dict[str, int]:
         """The map as the per-node path builds it: domains in order of their first eligible node."""
@@ -537,7 +539,7 @@ class PreFilterState(StateData):
         if self._tp is None and self.arrays is not None:
             a = self.arrays[i]
             code = a.domains.index.get(value)
-            return 0 if code is None else int(a.tp[code])
+            return 0 if code is None else a.tp[code]
         return self.tp_value_to_match_num[i].get(value, 0)
 
     def mutable(self) -> PreFilterState:
@@ -889,10 +891,11 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
             arrays = []
             for c, d, sel_key, (rows, _, held, n_held) in steps:
                 if sel_key is None:
-                    arrays.append(SpreadArrays(d, rows, np.zeros(d.size, dtype=np.int64), held, n_held))
+                    arrays.append(SpreadArrays(d, rows, [0] * d.size, held, n_held))
                     continue
                 counts, least = topo.spread_counts(cluster, c.selector, ns, sel_key, keys, c.topology_key)
-                arrays.append(SpreadArrays(d, rows, np.array(counts, dtype=np.int64), held, n_held, least))
+                # (a copy: the kept list moves on with later cycles)
+                arrays.append(SpreadArrays(d, rows, counts[:], held, n_held, least))
             return PreFilterState(constraints, None, None, arrays)
         elig = _Eligibility(pod, constraints)
         arrays = []
@@ -905,7 +908,7 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
                     # the counts per domain kept across cycles (the same sums as the bincount below)
                     counts, least = topo.spread_counts(cluster, c.selector, pod.namespace, selector_key(c.selector),
                                                        keys, c.topology_key)
-                    arrays.append(SpreadArrays(d, m, np.array(counts, dtype=np.int64), present, n_present, least))
+                    arrays.append(SpreadArrays(d, m, counts[:], present, n_present, least))
                     continue
             else:
                 m = topo.spread_rows(keys, c.topology_key)[0] & extra
@@ -939,7 +942,7 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
             if d.size:
                 self_match = 1 if c.selector.matches(pod_labels) else 0
                 limit = c.max_skew + s.min_match_num(i, c.min_domains) - self_match
-                tables.append((d, bytes([2 if v > limit else 0 for v in a.tp.tolist()])))
+                tables.append((d, bytes([2 if v > limit else 0 for v in a.tp])))
             else:
                 tables.append((d, b""))
         key = tuple(tables)
