@@ -31,6 +31,7 @@ from pysched.errors import InputError, InputErrors
 from pysched.lazyclass import dataclass
 from pysched.model.labels import label_key_error, label_value_error, labels_known_valid
 from pysched.model.objects import FieldError, Pod, PodParser
+from pysched.model.timeutil import prime as prime_times
 from pysched.snapshot import reader, validation
 from pysched.snapshot.admission import admit_loaded_pods
 from pysched.snapshot.cluster import Cluster
@@ -564,6 +565,7 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
     if mode != "ignore" and parsed:  # plain dicts: each object's kind, apiVersion and metadata (and its
         # name) read once, for the schema check and for the checks below, by C-level passes
         fields = _fields(objs)
+    _prime_times(objs, None if fields is None else fields[2])
     # the pods' specs looked up as the parser looks them up, before anything is checked: a spec equal to an
     # earlier pod's is parsed once, and checked against the schema once (``repeats``: position of such a
     # pod -> position of the pod that had its spec first)
@@ -694,6 +696,19 @@ def _fields(objs: list[dict]) -> tuple[list[Any], list[Any], list[Any], list[Any
     except TypeError:  # (dict.get of a metadata that is no dict)
         names = None
     return kinds, apis, metas, names
+
+
+def _prime_times(objs: list[Any], metas: list[Any] | None) -> None:
+    """The objects' creationTimestamps (``metas``: their metadata, when read already) read all at once
+    (``timeutil.prime``): each object has its own, which the model then looks up instead of reading it."""
+    get: Any = dict.get
+    try:
+        if metas is None:
+            metas = list(map(get, objs, repeat("metadata")))
+        stamps = list(map(get, metas, repeat("creationTimestamp")))
+    except TypeError:  # an object or a metadata that is no dict: each timestamp read where it is used
+        return
+    prime_times(stamps)
 
 
 def _pod_positions(objs: list[Any], kinds: list[Any] | None = None) -> Iterator[int]:
