@@ -204,3 +204,18 @@ def test_orjson_scan_in_small_blocks(block: int, monkeypatch: pytest.MonkeyPatch
         assert reader._whole_value(repeated) is None
     for text in _ORJSON_CASES.values():
         assert _outcome(reader.strict_json_loads, text) == _outcome(reader._STRICT_JSON.decode, text)
+
+
+_COLON_TEXTS = {"empty": b"", "one": b":", "none": b"abc", "runs": b"a:b::c" * 7, "every byte": bytes(range(256)) * 3,
+                "only colons": b":" * 17}
+
+
+@pytest.mark.parametrize("block", [8, 16, 1 << 20], ids=["block 8", "block 16", "block 1 MiB"])
+@pytest.mark.parametrize("data", list(_COLON_TEXTS.values()), ids=list(_COLON_TEXTS))
+def test_colons_counted_block_by_block(data: bytes, block: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The written value's colons (``_whole_value``'s repeated-key check) counted by NumPy a block at a
+    time: what ``bytes.count`` counts, wherever the blocks end."""
+    import numpy as np
+
+    monkeypatch.setattr(reader, "_SCAN_BLOCK", block)
+    assert reader._colons(np, data) == data.count(b":")
