@@ -235,7 +235,9 @@ class ObjectMeta:
         # each field read in the order of the fields, a string or an absent value taken at once (most
         # metadata): the helpers, which name the path in their errors, judge anything else
         ns = get("namespace")
-        if type(ns) is not str:
+        if ns is None:  # (cluster-scoped objects: "", as _str returns it, without the call)
+            ns = ""
+        elif type(ns) is not str:
             ns = _str(raw, "namespace", path)
         uid = get("uid")
         if uid is None:
@@ -864,11 +866,14 @@ def parse_pod(raw: Mapping, index: int = 0, labels_valid: bool = False,
         for k, v in pod_limits.items():
             if k not in pod_requests and is_pod_level_supported(k):
                 pod_requests[k] = v
+    # (an absent string field is "", as _str returns it, without the call: most pods leave these out)
     node_name = given("nodeName")
-    if type(node_name) is not str:
+    if node_name is None:
+        node_name = ""
+    elif type(node_name) is not str:
         node_name = _str(spec, "nodeName", sp)
     scheduler_name = given("schedulerName")
-    if type(scheduler_name) is not str:
+    if type(scheduler_name) is not str and scheduler_name is not None:
         scheduler_name = _str(spec, "schedulerName", sp)
     scheduler_name = scheduler_name or "default-scheduler"
     priority = given("priority")
@@ -877,7 +882,9 @@ def parse_pod(raw: Mapping, index: int = 0, labels_valid: bool = False,
     elif type(priority) is not int:
         priority = _int(spec, "priority", sp, 0) or 0
     priority_class_name = given("priorityClassName")
-    if type(priority_class_name) is not str:
+    if priority_class_name is None:
+        priority_class_name = ""
+    elif type(priority_class_name) is not str:
         priority_class_name = _str(spec, "priorityClassName", sp)
     policy = given("preemptionPolicy")
     preemption_policy = "PreemptLowerPriority" if policy is None or policy == "PreemptLowerPriority" else \
@@ -1116,7 +1123,9 @@ class PodParser:
         if type(status) is not dict:
             status = _map(raw, "status", "")
         node_name = raw["spec"].get("nodeName")
-        if type(node_name) is not str:
+        if node_name is None:  # (a pending pod: "", as _str returns it)
+            node_name = ""
+        elif type(node_name) is not str:
             node_name = _str(raw["spec"], "nodeName", "spec")
         # the usual status (a phase, perhaps a start time, nothing else read) taken here, anything else
         # by _status_fields with its errors
@@ -1171,7 +1180,7 @@ class Node:
 
 def parse_node(raw: Mapping, labels_valid: bool = False) -> Node:
     """A Node; ``labels_valid`` as for ``ObjectMeta.parse`` (of its metadata)."""
-    meta = ObjectMeta.parse(raw.get("metadata"), "metadata", namespaced=False, labels_valid=labels_valid)
+    meta = ObjectMeta.parse(raw.get("metadata"), "metadata", False, labels_valid)  # (positional: cheaper)
     spec, status = _spec_and_status(raw)
     taints = () if spec.get("taints") is None else \
         tuple(Taint.parse(t, f"spec.taints[{i}]") for i, t in enumerate(_list(spec, "taints", "spec")))
@@ -1190,7 +1199,9 @@ def parse_node(raw: Mapping, labels_valid: bool = False) -> Node:
             size = _int(im, "sizeBytes", f"status.images[{i}]", 0)
         images.append(NodeImage(names, size or 0))
     unschedulable = spec.get("unschedulable")
-    if type(unschedulable) is not bool:
+    if unschedulable is None:  # (most nodes: what _bool returns for it, without the call)
+        unschedulable = False
+    elif type(unschedulable) is not bool:
         unschedulable = _bool(spec, "unschedulable", "spec")
     return Node(meta, raw, unschedulable, taints,  # type: ignore[arg-type]
                 parse_resource_list(alloc_raw, alloc_path), images)

@@ -79,7 +79,8 @@ class KindSpec:
         if self.store is not None:
             self.store(cluster, raw, self)
             return
-        parsed = self.parse(raw, labels_valid=True) if labels_valid and self.label_checked else self.parse(raw)
+        # (labels_valid given by position: a keyword costs more per call; label_checked parsers take it second)
+        parsed = self.parse(raw, True) if labels_valid and self.label_checked else self.parse(raw)
         target = stored(cluster, self)
         if isinstance(target, list):
             target.append(parsed)
