@@ -275,3 +275,24 @@ def test_leading_objects_as_item_by_item(items: list, monkeypatch: pytest.Monkey
     stacked: list = []
     assert got == [(obj, where) for _, obj, where in loader._flatten(doc, doc.obj, "", stacked)]
     assert [str(e) for e in errors] == [str(e) for e in stacked]
+
+
+# (text, file name, whether orjson reads it with ORJSON_FROM 0: Document.exact)
+EXACT_CASES = {
+    "json list": ('{"kind": "List", "items": [{"kind": "Pod"}]}', "a.json", True),
+    "json with NaN": ('{"kind": "Pod", "x": NaN}', "a.json", False),  # the standard decoder's value
+    "json with a 20-digit integer": ('{"kind": "Pod", "x": 12345678901234567890}', "a.json", False),
+    "two json values": ('{"kind": "Pod"} {"kind": "Node"}', "a.json", False),
+    "yaml": ("kind: Pod\n", "a.yaml", False),
+    "json inside a yaml stream": ('{"kind": "Pod"}\n---\n{"kind": "Node"}\n', "a.yaml", False),
+}
+
+
+@pytest.mark.parametrize(("text", "name", "exact"), list(EXACT_CASES.values()), ids=list(EXACT_CASES))
+def test_documents_read_by_orjson_are_exact(text: str, name: str, exact: bool,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from pysched.snapshot import loader, reader
+
+    monkeypatch.setattr(reader, "ORJSON_FROM", 0)
+    docs = list(loader.parse_documents(text, name))
+    assert docs and all(d.exact is exact for d in docs)

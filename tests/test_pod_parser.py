@@ -229,3 +229,28 @@ def test_expect_stops_looking_up_when_few_specs_repeat() -> None:
     assert parser.expect(pods, range(len(pods))) == {}
     assert parser._memo is None
     assert _view(parser.parse(pods[3], 3, False, 3)) == _view(parse_pod(pods[3], 3))
+
+
+def _read_by_orjson(pods: list[dict]) -> list[dict] | None:
+    """The pods as orjson reads their JSON (what the loader's ``exact`` documents hold), or None."""
+    import orjson
+
+    try:
+        return orjson.loads(orjson.dumps(pods))
+    except (TypeError, ValueError):
+        return None
+
+
+@pytest.mark.parametrize("pods", list(CASES.values()), ids=list(CASES))
+def test_expect_without_comparing_specs_read_by_orjson(pods: list[dict]) -> None:
+    # exact: specs that orjson writes alike are taken as equal without ==; on what orjson read, the same
+    # repeats as with the comparison, and the same Pods
+    read = _read_by_orjson(pods)
+    if read is None:
+        pytest.skip("orjson does not write these pods")
+    want = PodParser().expect(read, range(len(read)))
+    parser = PodParser()
+    assert parser.expect(read, range(len(read)), exact=True) == want
+    for i, raw in enumerate(read):
+        got = _outcome(lambda r, n: parser.parse(r, n, False, n), parser.validate, raw, i)
+        assert got == _outcome(lambda r, n: parse_pod(r, n, False), validate_pod, raw, i), raw["metadata"]

@@ -1043,13 +1043,15 @@ class PodParser:
         except (TypeError, ValueError):  # what orjson does not write (integers over 64 bits, other keys)
             return None
 
-    def expect(self, objects: list[Any], at: Iterable[int]) -> dict[int, int]:
+    def expect(self, objects: list[Any], at: Iterable[int], exact: bool = False) -> dict[int, int]:
         """Ahead of parsing, the specs of the pods ``objects[i]`` for ``i`` in ``at`` (in order) looked up
         as ``parse`` looks them up (and no more after ``PROBE`` pods when few specs repeat, nor then does
         ``parse``). ``parse`` given a pod's position (``at``) then remembers its spec by the identity of the
         first spec found equal to it here, without writing or comparing it again. Returns, for each pod
         whose spec (without ``nodeName``) is an earlier pod's, that pod's position: the schema check
-        (``validation.Validator``) checks such a spec once."""
+        (``validation.Validator``) checks such a spec once. ``exact``: the objects are as orjson read them
+        (JSON's own types only, which orjson never writes alike for unequal values): specs written alike
+        are equal, and are not compared (a comparison costs about as much as the writing)."""
         known: dict[int, dict] = {}
         repeats: dict[int, int] = {}
         seen: dict[tuple[str, bytes], tuple[dict, int]] = {}
@@ -1075,7 +1077,7 @@ class PodParser:
                 continue
             tries += 1
             first = seen.get(key)
-            if first is not None and first[0] == spec:
+            if first is not None and (exact or first[0] == spec):
                 hits += 1
                 known[pos] = first[0]
                 repeats[pos] = first[1]

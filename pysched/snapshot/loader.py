@@ -74,6 +74,7 @@ class Document:
     obj: object
     line: int | None = None
     text: str | None = None  # the whole text of the source (when small enough): errors find a field's line
+    exact: bool = False  # read by orjson (``reader.json_values``): equal writings by orjson mean equal values
 
 
 # ================================================================================================ files
@@ -200,7 +201,10 @@ def _parse_json_documents_in_yaml(text: str, source: str) -> list[Document] | No
 
 def _parse_json(text: str, source: str) -> list[Document]:
     keep = text if len(text) <= LOCATE_MAX_CHARS else None
-    return [Document(source, index, obj, line, keep) for index, obj, line in reader.json_values(text, source)]
+    read: list[bool] = []
+    values = list(reader.json_values(text, source, exact=read))
+    exact = bool(read) and read[0]
+    return [Document(source, index, obj, line, keep, exact) for index, obj, line in values]
 
 
 def _parse_yaml(text: str, source: str, line_offset: int = 0, doc_offset: int = 0) -> Iterator[Document]:
@@ -457,12 +461,14 @@ def _load(paths: Iterable[str], max_bytes: int, mode: str) -> Cluster:
     raw_objects: list[tuple[Document, dict, str]] = []
     embedded: list[tuple[str, dict, list[str]]] = []
     empty: list[str] = []
+    exact = True  # every document was read by orjson (``Document.exact``)
     for f in files:
         source = "<stdin>" if f == "-" else f
         before = len(raw_objects)
         try:
             text = read_source(f, max_bytes)
             for doc in parse_documents(text, source):
+                exact = exact and doc.exact
                 if isinstance(doc.obj, _MAP) and is_export(doc.obj):  # a kube-scheduler-simulator export
                     for where, item in export_objects(doc.obj):
                         raw_objects.extend(_flatten(doc, item, where, errors))
@@ -480,7 +486,7 @@ def _load(paths: Iterable[str], max_bytes: int, mode: str) -> Cluster:
         where = files[0] if len(files) == 1 else f"{len(files)} files"
         raise InputError("snapshot holds no objects: expected Kubernetes objects such as Nodes and Pods "
                          "(kubectl get nodes,pods -A -o yaml)", file="<stdin>" if where == "-" else where)
-    cluster = build_cluster(raw_objects, validate=mode, errors=errors, parsed=True)
+    cluster = build_cluster(raw_objects, validate=mode, errors=errors, parsed=True, exact=exact)
     cluster.sources = files
     if embedded:
         source, cluster.embedded_config, cfg_warnings = embedded[0]
@@ -544,10 +550,12 @@ def _raise(errors: list[InputError]) -> None:
 
 def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = False,
                   errors: list[InputError] | None = None, validate: str | None = None,
-                  parsed: bool = False) -> Cluster:
+                  parsed: bool = False, exact: bool = False) -> Cluster:
     """Parse and admit objects; raises every problem found (with ``errors`` found earlier) together.
     ``parsed``: the objects are as a JSON or YAML reader made them (plain dicts, lists, strings, numbers),
-    which lets the schema check take cheaper tests (``validation.Validator``)."""
+    which lets the schema check take cheaper tests (``validation.Validator``). ``exact``: orjson read
+    them all (``Document.exact``): pods' specs that orjson writes alike are equal without comparing them
+    (``PodParser.expect``)."""
     mode = validation_mode(strict, validate)
     cluster = Cluster()
     problems = _Problems(list(errors or []))
@@ -570,7 +578,7 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
     # earlier pod's is parsed once, and checked against the schema once (``repeats``: position of such a
     # pod -> position of the pod that had its spec first)
     parser = PodParser()
-    repeats = parser.expect(objs, _pod_positions(objs, None if fields is None else fields[0]))
+    repeats = parser.expect(objs, _pod_positions(objs, None if fields is None else fields[0]), exact)
     pods_at: list[int] = []  # per pod of pods_raw: its position among the objects
     if mode != "ignore":
         clean = validation.Validator(objs, plain=parsed, fields=fields, same_spec=repeats).flags()

@@ -666,14 +666,20 @@ def json_duplicate_line(text: str, start: int, key: str) -> tuple[int, int]:
 
 
 def json_values(text: str, source: str, *, error: type[InputError] = InputError,
-                line_offset: int = 0) -> Iterator[tuple[int, Any, int]]:
+                line_offset: int = 0, exact: list[bool] | None = None) -> Iterator[tuple[int, Any, int]]:
     """(1-based index, value, line) of each JSON value of a text holding one or several concatenated
-    values; duplicate keys, nesting and oversized integers are errors with their line."""
+    values; duplicate keys, nesting and oversized integers are errors with their line. ``exact``: a list
+    to which is appended, before the first value, whether orjson read the text (one value, of JSON's own
+    types only: dicts, lists, strings, integers within 64 bits, floats, booleans and None, which
+    ``orjson.dumps`` never writes alike for unequal values; else the standard decoder read it, whose NaN
+    orjson writes as null)."""
     pos, end = 0, len(text)
     ws = re.compile(r"\s*")
     pos = ws.match(text, pos).end()  # type: ignore[union-attr]
     line, counted, index = 1 + line_offset, 0, 0
     whole = _whole_value(text) if pos < end else None
+    if exact is not None:
+        exact.append(whole is not None)
     if whole is not None:  # one value (nearly every file): read by orjson
         yield 1, whole[0], line + text.count("\n", 0, pos)
         return
