@@ -81,7 +81,8 @@ class KindSpec:
             return
         # (labels_valid given by position: a keyword costs more per call; label_checked parsers take it second)
         parsed = self.parse(raw, True) if labels_valid and self.label_checked else self.parse(raw)
-        target = stored(cluster, self)
+        path = self.stored_in
+        target = getattr(cluster, path) if "." not in path else stored(cluster, self)  # (most kinds: a field)
         if isinstance(target, list):
             target.append(parsed)
         else:

@@ -559,7 +559,7 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
     mode = validation_mode(strict, validate)
     cluster = Cluster()
     problems = _Problems(list(errors or []))
-    seen: dict[tuple, tuple[Document, str]] = {}
+    seen: dict[tuple, tuple[Document, dict, str]] = {}  # identity -> the first item that has it
     ignored: dict[str, int] = {}
     pods_raw: list[tuple[Document, dict, str]] = []
     pods_clean: list[bool] = []  # per pod of pods_raw: the schema check found it clean (labels valid)
@@ -646,13 +646,13 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
             ident = (kind, ns if isinstance(ns, str) and ns else "default", name)
         else:
             ident = (kind, "", name)
-        if ident in seen:
-            first_doc, first_where = seen[ident]
+        first = seen.setdefault(ident, item)  # (one lookup: the item itself kept, no tuple made for it)
+        if first is not item:
+            first_doc, _, first_where = first
             line = _locate(first_doc, first_where)
             at = f"{first_doc.source}{f':{line}' if line else ''} (document {first_doc.index})"
             problems.add(doc, where, obj, f"duplicate object: already defined at {at}")
             continue
-        seen[ident] = (doc, where)
         # a clean object (the batch check found it so) passes _api_checks at once: not called for it
         flag = clean is not None and clean[position] == 1
         if not flag and not _api_checks(problems, doc, where, obj, kind, mode, clean, position):
