@@ -158,9 +158,13 @@ def test_columns_follow_binds_and_scores_follow_the_columns() -> None:
 def _assert_python_rows_match(cols: NodeColumns) -> None:
     """The columns' Python lists (the kept arrays' catch-up reads them) hold the int64 rows' numbers."""
     assert cols.alloc_cpu_py == cols.alloc_cpu.tolist() and cols.alloc_mem_py == cols.alloc_mem.tolist()
-    assert cols.nz_free_cpu_py == (cols.alloc_cpu - cols.nz_cpu).tolist()
-    assert cols.nz_free_mem_py == (cols.alloc_mem - cols.nz_mem).tolist()
-    assert cols.req_cpu_py == cols.req_cpu.tolist() and cols.req_mem_py == cols.req_mem.tolist()
+    assert cols.alloc_cpu_f == [float(a) for a in cols.alloc_cpu.tolist()]
+    assert cols.alloc_mem_f == [float(a) for a in cols.alloc_mem.tolist()]
+    assert cols.nz_free100_cpu_py == ((cols.alloc_cpu - cols.nz_cpu) * 100).tolist()
+    assert cols.nz_free100_mem_py == ((cols.alloc_mem - cols.nz_mem) * 100).tolist()
+    assert cols.req_cpu_f == [float(r) for r in cols.req_cpu.tolist()]
+    assert cols.req_mem_f == [float(r) for r in cols.req_mem.tolist()]
+    assert all(type(x) is float for x in cols.req_cpu_f + cols.req_mem_f + cols.alloc_cpu_f + cols.alloc_mem_f)
 
 
 @pytest.mark.parametrize("binds_between", [1, 3, 60], ids=["one-bind", "a-few-binds", "beyond-redo-rows"])
@@ -193,3 +197,26 @@ def test_kept_arrays_follow_binds_for_each_request(binds_between: int) -> None:
                 size = rng.choice(shapes)
                 state.bind(make_pod(f"b{k}").container(size).pod(k + 1), f"n{rng.randrange(8)}")
                 k += 1
+
+
+@pytest.mark.parametrize(("requested", "fits"), [("7Ei", True), ("10Ei", False)],
+                         ids=["ephemeral-below-int64", "ephemeral-beyond-int64"])
+def test_a_changed_row_is_stored_item_by_item_or_raises_as_numpy_does(requested: str, fits: bool) -> None:
+    """``NodeColumns._read`` stores a node's numbers through memoryviews of the int64 rows: every number
+    lands in its row, and a number beyond int64 raises NumPy's OverflowError (the tuple store it falls
+    back to), not the memoryview's ValueError."""
+    builders = [make_node("n0").alloc({"cpu": "4", "memory": "8Gi", "ephemeral-storage": "1Ei", "pods": "110"}),
+                make_node("n1").alloc({"cpu": "2", "memory": "4Gi", "pods": "110"})]
+    bound = [make_pod("b").container({"cpu": "1", "memory": "1Gi", "ephemeral-storage": requested}).node_name("n0")]
+    cluster = cluster_state(builders, bound)
+    if not fits:
+        with pytest.raises(OverflowError):
+            NodeColumns(cluster)
+        return
+    cols = NodeColumns(cluster)
+    ni = cluster.node_infos[0]
+    r, a, nz = ni.requested, ni.allocatable, ni.non_zero_requested
+    assert cols._ints[2:12, 0].tolist() == [nz.milli_cpu, nz.memory, a.milli_cpu - r.milli_cpu, a.memory - r.memory,
+                                            r.milli_cpu, r.memory, r.ephemeral_storage, 1,
+                                            a.ephemeral_storage - r.ephemeral_storage, a.allowed_pod_number - 1]
+    _assert_python_rows_match(cols)

@@ -24,6 +24,8 @@ ROWS_KEY = "pysched/feasible-rows"  # CycleState: (the feasible list, its rows, 
 #: memory, millicores of cpu): times 100 they stay far below 2**63 (int64 steps cannot overflow) and sums
 #: of two are exact float64 integers (< 2**53), as the scorers' kept per-resource arrays assume
 SMALL = 1 << 46
+#: the factor of ``NodeColumns.nz_free100_*_py`` (MaxNodeScore: the scorers' kept arrays check it is theirs)
+FREE_SCALE = 100
 
 
 class NodeColumns:
@@ -56,21 +58,34 @@ class NodeColumns:
         self.small = True  # every cpu/memory quantity read so far is below SMALL (see the scorers' short forms)
         self.pod_room = np.zeros(self.n, dtype=bool)  # whether a node has room for one more pod
         self.full_rows: set[int] = set()  # the rows without (``pod_room`` false)
-        # The same cpu / memory numbers per row as Python ints, for the scorers' row-by-row catch-up of
+        # The same cpu / memory numbers per row as Python numbers, for the scorers' row-by-row catch-up of
         # their kept arrays (``resource_allocation``): a list item costs less to read than the node's
-        # attribute chain, and allocatable - non-zero requested is subtracted once per row read, not
-        # once per kept array. Allocatable never changes; the others are kept with the rows (``_read``).
+        # attribute chain, and what every kept array of a row works out the same way is worked out once
+        # per row read, not once per kept array: allocatable - non-zero requested times MaxNodeScore
+        # (LeastAllocated's ``(a - r) * 100 // a`` is ``(100 * free - 100 * request) // a``: one
+        # multiplication of large ints fewer per array), and requested and allocatable as floats (the
+        # balanced fraction ``(r + request) / a`` of ints below 2**53, ``cols.small``, is the quotient
+        # of those exact floats: a float sum and division cost less than the ints'). Allocatable never
+        # changes; the others are kept with the rows (``_read``).
         self.alloc_cpu_py = [ni.allocatable.milli_cpu for ni in infos]
         self.alloc_mem_py = [ni.allocatable.memory for ni in infos]
-        self.nz_free_cpu_py = [0] * self.n  # allocatable - non-zero requested
-        self.nz_free_mem_py = [0] * self.n
-        self.req_cpu_py = [0] * self.n  # requested
-        self.req_mem_py = [0] * self.n
+        self.alloc_cpu_f: list[float] = []  # allocatable as floats (while ``small``: set below)
+        self.alloc_mem_f: list[float] = []
+        self.nz_free100_cpu_py = [0] * self.n  # (allocatable - non-zero requested) * FREE_SCALE
+        self.nz_free100_mem_py = [0] * self.n
+        self.req_cpu_f = [0.0] * self.n  # requested, as floats
+        self.req_mem_f = [0.0] * self.n
+        # one memoryview per int64 row (``_read`` stores a changed node's numbers item by item: about half
+        # the cost of assigning a tuple to the column, which NumPy converts to an array first)
+        self._row_views = [memoryview(row) for row in ints]  # type: ignore[arg-type]
         for i, ni in enumerate(infos):
             a = ni.allocatable
             self.alloc_cpu[i], self.alloc_mem[i], self.alloc_eph[i] = a.milli_cpu, a.memory, a.ephemeral_storage
             self.alloc_pods[i] = a.allowed_pod_number
             self._read(i, ni)
+        if self.small:  # (below SMALL: exact floats)
+            self.alloc_cpu_f = [float(a) for a in self.alloc_cpu_py]
+            self.alloc_mem_f = [float(a) for a in self.alloc_mem_py]
         self.log_pos = len(state.change_log)
         # the rows read again since the columns were built, in order (once per refresh a row changed in):
         # arrays over every row kept elsewhere (``score_cache``) catch up from it
@@ -90,13 +105,23 @@ class NodeColumns:
         nz = ni.non_zero_requested
         pods = len(ni.pods)
         free_pods = a.allowed_pod_number - pods
-        self._ints[2:12, i] = (nz.milli_cpu, nz.memory, a.milli_cpu - r.milli_cpu, a.memory - r.memory,
-                               r.milli_cpu, r.memory, r.ephemeral_storage, pods,
-                               a.ephemeral_storage - r.ephemeral_storage, free_pods)
-        self.nz_free_cpu_py[i] = a.milli_cpu - nz.milli_cpu
-        self.nz_free_mem_py[i] = a.memory - nz.memory
-        self.req_cpu_py[i] = r.milli_cpu
-        self.req_mem_py[i] = r.memory
+        r_cpu, r_mem, nz_cpu, nz_mem = r.milli_cpu, r.memory, nz.milli_cpu, nz.memory
+        v = self._row_views
+        try:
+            v[2][i] = nz_cpu
+            v[3][i] = nz_mem
+            v[4][i] = a.milli_cpu - r_cpu
+            v[5][i] = a.memory - r_mem
+            v[6][i] = r_cpu
+            v[7][i] = r_mem
+            v[8][i] = r.ephemeral_storage
+            v[9][i] = pods
+            v[10][i] = a.ephemeral_storage - r.ephemeral_storage
+            v[11][i] = free_pods
+        except (ValueError, TypeError):  # a number beyond int64: NumPy's store raises as it always did
+            self._ints[2:12, i] = (nz_cpu, nz_mem, a.milli_cpu - r_cpu, a.memory - r_mem, r_cpu, r_mem,
+                                   r.ephemeral_storage, pods, a.ephemeral_storage - r.ephemeral_storage,
+                                   free_pods)
         if free_pods >= 1:
             self.pod_room[i] = True
             self.full_rows.discard(i)
@@ -104,9 +129,14 @@ class NodeColumns:
             self.pod_room[i] = False
             self.full_rows.add(i)
         if self.small:
-            q = (a.milli_cpu, a.memory, r.milli_cpu, r.memory, nz.milli_cpu, nz.memory)
+            q = (a.milli_cpu, a.memory, r_cpu, r_mem, nz_cpu, nz_mem)
             if max(q) >= SMALL or min(q) < 0:
                 self.small = False  # (never true again for these columns: the short forms are not used)
+            else:  # (the lists only the short forms read: kept while they may be used)
+                self.nz_free100_cpu_py[i] = (a.milli_cpu - nz_cpu) * FREE_SCALE
+                self.nz_free100_mem_py[i] = (a.memory - nz_mem) * FREE_SCALE
+                self.req_cpu_f[i] = float(r_cpu)
+                self.req_mem_f[i] = float(r_mem)
         if self._scalar:
             for name, (_, req) in self._scalar.items():
                 req[i] = r.scalar.get(name, 0)

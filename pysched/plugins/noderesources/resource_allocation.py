@@ -22,7 +22,7 @@ from pysched.model.objects import Pod
 from pysched.model.quantity import milli_to_value
 from pysched.model.resources import CPU, EPHEMERAL, MEMORY, NON_ZERO_DEFAULTS, is_scalar
 from pysched.plugins.helper import go_div, go_round
-from pysched.snapshot.columns import SMALL
+from pysched.snapshot.columns import FREE_SCALE, SMALL
 from pysched.snapshot.nodeinfo import NodeInfo
 
 if TYPE_CHECKING:
@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 #: upstream ``config.MaxCustomPriorityScore``: shape scores are given on a 0..10 scale
 MAX_CUSTOM_PRIORITY_SCORE = 10
 MAX_UTILIZATION = 100
+# the kept arrays' catch-up reads the columns' free numbers times FREE_SCALE as ``free * MaxNodeScore``
+assert FREE_SCALE == MAX_NODE_SCORE
 
 #: (requested, allocatable) vectors, one entry per configured resource -> node score
 VectorScorer = Callable[[list[int], list[int]], int]
@@ -362,27 +364,31 @@ class ResourceAllocationScorer:
         # logged twice is worked out twice (the same value from the same row): cheaper than building a
         # set of the rows every time. The row's numbers are the columns' Python lists (``NodeColumns``:
         # the values its int64 rows hold). LeastAllocated's ``least_requested_score`` from the row's
-        # allocatable - non-zero requested ``free``: requested > allocatable is ``free - request < 0``,
-        # and ``(a - r) * top // a`` is ``(free - request) * top // a`` (capacity > 0: _usable). The
-        # balanced fraction is ``(requested + request) / allocatable`` of ints: below 2**53
-        # (``cols.small``, requests below SMALL) Python divides them as the two exact float64 values,
-        # ``float(r) / float(a)``, without the two conversions' calls.
+        # allocatable - non-zero requested ``free``, read times ``top`` (``nz_free100_*``): requested >
+        # allocatable is ``free - request < 0``, and ``(a - r) * top // a`` is ``(free * top - request *
+        # top) // a`` (capacity > 0: _usable). The balanced fraction is ``(requested + request) /
+        # allocatable`` of ints below 2**53 (``cols.small``, requests below SMALL): Python divides them as
+        # the two exact float64 values, so the sum and quotient of the columns' floats (``req_*_f``,
+        # ``alloc_*_f``; the sum is exact, below 2**53) are the same numbers, at a float's cost.
         if c is None or end - c[1] > _REDO_ROWS:
             c_arr = self._kept_all(cols, 0, cpu, kept[0], end)
         else:
             c_arr, pos, view = c
             if pos != end:
                 c[1] = end
-                alloc = cols.alloc_cpu_py
                 if self._least:
-                    free = cols.nz_free_cpu_py
+                    alloc = cols.alloc_cpu_py
+                    free = cols.nz_free100_cpu_py
+                    q = cpu * top
                     for i in log[pos:end]:
-                        f = free[i] - cpu
-                        view[i] = f * top // alloc[i] if f >= 0 else 0
+                        f = free[i] - q
+                        view[i] = f // alloc[i] if f >= 0 else 0
                 else:  # balanced_scorer's fraction, halved
-                    req = cols.req_cpu_py
+                    alloc_f = cols.alloc_cpu_f
+                    req = cols.req_cpu_f
+                    q_f = float(cpu)
                     for i in log[pos:end]:
-                        frac = (req[i] + cpu) / alloc[i]
+                        frac = (req[i] + q_f) / alloc_f[i]
                         view[i] = 0.5 if frac > 1 else frac * 0.5
         if m is None or end - m[1] > _REDO_ROWS:
             m_arr = self._kept_all(cols, 1, mem, kept[1], end)
@@ -390,16 +396,19 @@ class ResourceAllocationScorer:
             m_arr, pos, view = m
             if pos != end:
                 m[1] = end
-                alloc = cols.alloc_mem_py
                 if self._least:
-                    free = cols.nz_free_mem_py
+                    alloc = cols.alloc_mem_py
+                    free = cols.nz_free100_mem_py
+                    q = mem * top
                     for i in log[pos:end]:
-                        f = free[i] - mem
-                        view[i] = f * top // alloc[i] if f >= 0 else 0
+                        f = free[i] - q
+                        view[i] = f // alloc[i] if f >= 0 else 0
                 else:
-                    req = cols.req_mem_py
+                    alloc_f = cols.alloc_mem_f
+                    req = cols.req_mem_f
+                    q_f = float(mem)
                     for i in log[pos:end]:
-                        frac = (req[i] + mem) / alloc[i]
+                        frac = (req[i] + q_f) / alloc_f[i]
                         view[i] = 0.5 if frac > 1 else frac * 0.5
         return c_arr, m_arr
 
