@@ -199,13 +199,17 @@ def test_kept_arrays_follow_binds_for_each_request(binds_between: int) -> None:
                 k += 1
 
 
-@pytest.mark.parametrize(("requested", "fits"), [("7Ei", True), ("10Ei", False)],
-                         ids=["ephemeral-below-int64", "ephemeral-beyond-int64"])
-def test_a_changed_row_is_stored_item_by_item_or_raises_as_numpy_does(requested: str, fits: bool) -> None:
-    """``NodeColumns._read`` stores a node's numbers through memoryviews of the int64 rows: every number
-    lands in its row, and a number beyond int64 raises NumPy's OverflowError (the tuple store it falls
-    back to), not the memoryview's ValueError."""
-    builders = [make_node("n0").alloc({"cpu": "4", "memory": "8Gi", "ephemeral-storage": "1Ei", "pods": "110"}),
+@pytest.mark.parametrize(("allocatable", "requested", "fits"),
+                         [("1Ei", "7Ei", True), ("1Ei", "10Ei", False), ("10Ei", "1Ki", False), ("0", "1Ki", True)],
+                         ids=["requested-below-int64", "requested-beyond-int64", "allocatable-beyond-int64",
+                              "no-room-for-the-pod"])
+def test_a_row_is_stored_item_by_item_or_raises_as_numpy_does(allocatable: str, requested: str, fits: bool) -> None:
+    """``NodeColumns`` stores a node's numbers through memoryviews of the int64 rows (``_read``, and the
+    allocatable ones when built): every number lands in its row, ``pod_room`` and ``full_rows`` follow
+    the pods, and a number beyond int64 raises NumPy's OverflowError (the stores it falls back to), not
+    the memoryview's ValueError."""
+    pods = "1" if allocatable == "0" else "110"
+    builders = [make_node("n0").alloc({"cpu": "4", "memory": "8Gi", "ephemeral-storage": allocatable, "pods": pods}),
                 make_node("n1").alloc({"cpu": "2", "memory": "4Gi", "pods": "110"})]
     bound = [make_pod("b").container({"cpu": "1", "memory": "1Gi", "ephemeral-storage": requested}).node_name("n0")]
     cluster = cluster_state(builders, bound)
@@ -214,9 +218,13 @@ def test_a_changed_row_is_stored_item_by_item_or_raises_as_numpy_does(requested:
             NodeColumns(cluster)
         return
     cols = NodeColumns(cluster)
-    ni = cluster.node_infos[0]
-    r, a, nz = ni.requested, ni.allocatable, ni.non_zero_requested
-    assert cols._ints[2:12, 0].tolist() == [nz.milli_cpu, nz.memory, a.milli_cpu - r.milli_cpu, a.memory - r.memory,
-                                            r.milli_cpu, r.memory, r.ephemeral_storage, 1,
-                                            a.ephemeral_storage - r.ephemeral_storage, a.allowed_pod_number - 1]
+    for i, ni in enumerate(cluster.node_infos):
+        r, a, nz = ni.requested, ni.allocatable, ni.non_zero_requested
+        assert cols._ints[:, i].tolist() == [a.milli_cpu, a.memory, nz.milli_cpu, nz.memory, a.milli_cpu - r.milli_cpu,
+                                             a.memory - r.memory, r.milli_cpu, r.memory, r.ephemeral_storage,
+                                             len(ni.pods), a.ephemeral_storage - r.ephemeral_storage,
+                                             a.allowed_pod_number - len(ni.pods), a.ephemeral_storage,
+                                             a.allowed_pod_number]
+    full = pods == "1"
+    assert cols.pod_room.tolist() == [not full, True] and cols.full_rows == ({0} if full else set())
     _assert_python_rows_match(cols)

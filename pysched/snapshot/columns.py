@@ -58,6 +58,8 @@ class NodeColumns:
         self.small = True  # every cpu/memory quantity read so far is below SMALL (see the scorers' short forms)
         self.pod_room = np.zeros(self.n, dtype=bool)  # whether a node has room for one more pod
         self.full_rows: set[int] = set()  # the rows without (``pod_room`` false)
+        # (``_read`` stores through it item by item, as through ``_row_views``)
+        self._pod_room_view = memoryview(self.pod_room)  # type: ignore[arg-type]
         # The same cpu / memory numbers per row as Python numbers, for the scorers' row-by-row catch-up of
         # their kept arrays (``resource_allocation``): a list item costs less to read than the node's
         # attribute chain, and what every kept array of a row works out the same way is worked out once
@@ -78,10 +80,17 @@ class NodeColumns:
         # one memoryview per int64 row (``_read`` stores a changed node's numbers item by item: about half
         # the cost of assigning a tuple to the column, which NumPy converts to an array first)
         self._row_views = [memoryview(row) for row in ints]  # type: ignore[arg-type]
+        v = self._row_views
         for i, ni in enumerate(infos):
             a = ni.allocatable
-            self.alloc_cpu[i], self.alloc_mem[i], self.alloc_eph[i] = a.milli_cpu, a.memory, a.ephemeral_storage
-            self.alloc_pods[i] = a.allowed_pod_number
+            try:
+                v[0][i] = a.milli_cpu
+                v[1][i] = a.memory
+                v[12][i] = a.ephemeral_storage
+                v[13][i] = a.allowed_pod_number
+            except (ValueError, TypeError):  # a number beyond int64: NumPy's stores raise as they always did
+                self.alloc_cpu[i], self.alloc_mem[i], self.alloc_eph[i] = a.milli_cpu, a.memory, a.ephemeral_storage
+                self.alloc_pods[i] = a.allowed_pod_number
             self._read(i, ni)
         if self.small:  # (below SMALL: exact floats)
             self.alloc_cpu_f = [float(a) for a in self.alloc_cpu_py]
@@ -123,10 +132,11 @@ class NodeColumns:
                                    r.ephemeral_storage, pods, a.ephemeral_storage - r.ephemeral_storage,
                                    free_pods)
         if free_pods >= 1:
-            self.pod_room[i] = True
-            self.full_rows.discard(i)
+            self._pod_room_view[i] = True
+            if self.full_rows:
+                self.full_rows.discard(i)
         else:
-            self.pod_room[i] = False
+            self._pod_room_view[i] = False
             self.full_rows.add(i)
         if self.small:
             q = (a.milli_cpu, a.memory, r_cpu, r_mem, nz_cpu, nz_mem)
