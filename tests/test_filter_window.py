@@ -92,6 +92,22 @@ def test_window_that_must_wrap_is_the_loops(start: int, to_find: int, every: int
     assert (rows.tolist(), end) == _loop(mask.tolist(), start, n, to_find)
 
 
+@pytest.mark.parametrize(("start", "every"), [
+    (300, 1), (300, 2), (400, 3), (94, 2), (93, 2), (93, 3), (578, 1), (500, 5),
+], ids=["fits-all-pass", "fits-half", "wraps-a-third", "stretch-ends-on-the-last-row", "stretch-before-it",
+        "stretch-before-it-too-few", "one-row-to-spare", "wraps-a-fifth"])
+def test_window_whose_stretch_reaches_the_last_row_is_the_loops(start: int, every: int) -> None:
+    """The stretch searched first would reach the last row (start + 2 * (to_find + 1) + 64 >= n): one
+    search over every row, split at the start row, whether the window ends before the last row or goes
+    on at row 0; just before that bound the stretch is searched alone."""
+    n, to_find = 1000, 420
+    mask = np.zeros(n, dtype=bool)
+    mask[::every] = True
+    mask[start] = False  # (the start row itself rejected)
+    rows, end = _window(mask, start, n, to_find)
+    assert (rows.tolist(), end) == _loop(mask.tolist(), start, n, to_find)
+
+
 def test_feasible_nodes_are_the_window_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """On a generated cluster: every batched window's feasible list is its rows' nodes, in order (the list
     is a slice of the node list when no node of the window was rejected, wrapping at the end)."""

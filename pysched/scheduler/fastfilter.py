@@ -113,15 +113,22 @@ def _window(mask: np.ndarray | None, start: int, n: int, to_find: int) -> tuple[
         at = int(found.searchsorted(start))
         return _wrapped(found[at:], found[:at], start, n, to_find)  # (at most n - start <= to_find from start)
     size = 2 * need + 64
-    # the stretch up to the last row first: when it holds the window, positions are rows - start
-    found = mask[start:min(start + size, n)].nonzero()[0]  # 1-D: flatnonzero without its ravel
+    if start + size >= n:
+        # the stretch searched first would reach the last row: one search over every row, split at the
+        # start row, as above (its rows need no shift by ``start``, which costs about what searching the
+        # rows before the start row does; and a window that goes on at row 0 is not searched twice)
+        found = mask.nonzero()[0]
+        at = int(found.searchsorted(start))
+        if len(found) - at >= need:  # the window ends before the last row: positions are rows - start
+            return found[at:at + to_find], int(found[at + to_find]) - start, 0
+        return _wrapped(found[at:], found[:at], start, n, to_find)
+    # the stretch first (it ends before the last row): when it holds the window, positions are rows - start
+    found = mask[start:start + size].nonzero()[0]  # 1-D: flatnonzero without its ravel
     if len(found) >= need:
         end = int(found[to_find])
         rows = found[:to_find]
         rows += start
         return rows, end, 0
-    if start + size >= n:  # the stretch reached the last row: the rotation goes on at row 0
-        return _wrapped(found + start, mask[:start].nonzero()[0], start, n, to_find)  # (< need from start)
     found = (np.concatenate((mask, mask))[start:start + n] if start else mask).nonzero()[0]
     if len(found) > to_find:
         end = int(found[to_find])
