@@ -202,11 +202,16 @@ class ClusterState:
 
     # ------------------------------------------------------------------ mutation
     def bind(self, pod: Pod, node_name: str) -> None:
-        self.clear_nomination(pod)
+        key = pod.key
+        if key in self.nomination_of:
+            self.clear_nomination(pod)
+        else:  # (clear_nomination's only step for a pod nominated nowhere, without the call)
+            self._nominated_name[key] = ""
         self.by_name[node_name].add_pod(pod)
-        self.pod_node[pod.key] = node_name
-        self.bound_here.add(pod.key)
-        self.storage.count_claims(pod, 1)
+        self.pod_node[key] = node_name
+        self.bound_here.add(key)
+        if pod.volumes:  # (count_claims counts nothing for a pod without volumes)
+            self.storage.count_claims(pod, 1)
         self.change_log.append(node_name)
 
     def delete_pod(self, pod: Pod) -> None:
