@@ -61,7 +61,7 @@ def _beyond_range(arr: np.ndarray) -> bool:
     unsigned, a negative value is larger than any score."""
     if MIN_NODE_SCORE == 0 and arr.dtype == np.int64:
         u = arr.view(np.uint64)
-        return int(u[u.argmax()]) > MAX_NODE_SCORE  # argmax: less call overhead than a max reduction
+        return u.item(u.argmax()) > MAX_NODE_SCORE  # argmax: less call overhead than a max reduction
     return int(arr.max()) > MAX_NODE_SCORE or int(arr.min()) < MIN_NODE_SCORE
 
 
@@ -453,7 +453,7 @@ class Framework:
         if hit is not None:
             rows = hit[1]
             k = len(rows)
-            lo, hi = int(rows[0]), int(rows[-1]) + 1
+            lo, hi = rows.item(0), rows.item(-1) + 1
             if lo < hi <= lo + 2 * k:
                 span = slice(lo, hi)
                 if hi - lo != k:

@@ -353,7 +353,7 @@ class Scheduler:
             if totals is not None and isinstance(feasible, RowNodes) and _names_in_row_order(cols):
                 # names in row order: the smallest name among the highest totals is the smallest row
                 # among them, found from the window order of the rows (no name ranks gathered)
-                return str(cols.names_arr[rows[first_best_in_row_order(totals, rows, feasible.low)]])
+                return str(cols.names_arr[rows.item(first_best_in_row_order(totals, rows, feasible.low))])
             # One argmax over total * n + (n - 1 - name rank): the highest total, then the smallest name.
             # Totals are in [0, most] (each array was range-checked before weighting), so nothing overflows.
             ranks, n_rows = _name_ranks(cols)
@@ -604,7 +604,7 @@ def first_best_in_row_order(totals: np.ndarray, rows: np.ndarray, low: int = -1)
         low = int(rows.argmin()) if rows[0] > rows[-1] else 0
     if i < low:  # wrapped (the smallest row starts the second run), and the first highest total before it
         k = low + int(totals[low:].argmax())
-        if totals[k] == totals[i]:
+        if totals.item(k) == totals.item(i):
             return k
     return i
 

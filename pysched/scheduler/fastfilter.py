@@ -89,7 +89,7 @@ def _wrapped(rows: np.ndarray, more: np.ndarray, start: int, n: int, to_find: in
     first = len(rows)
     left = to_find - first
     if len(more) > left:
-        return np.concatenate((rows, more[:left])), n - start + int(more[left]), first if left > 0 else 0
+        return np.concatenate((rows, more[:left])), n - start + more.item(left), first if left > 0 else 0
     return np.concatenate((rows, more)), n, first if len(more) else 0
 
 
@@ -120,18 +120,18 @@ def _window(mask: np.ndarray | None, start: int, n: int, to_find: int) -> tuple[
         found = mask.nonzero()[0]
         at = int(found.searchsorted(start))
         if len(found) - at >= need:  # the window ends before the last row: positions are rows - start
-            return found[at:at + to_find], int(found[at + to_find]) - start, 0
+            return found[at:at + to_find], found.item(at + to_find) - start, 0
         return _wrapped(found[at:], found[:at], start, n, to_find)
     # the stretch first (it ends before the last row): when it holds the window, positions are rows - start
     found = mask[start:start + size].nonzero()[0]  # 1-D: flatnonzero without its ravel
     if len(found) >= need:
-        end = int(found[to_find])
+        end = found.item(to_find)
         rows = found[:to_find]
         rows += start
         return rows, end, 0
     found = (np.concatenate((mask, mask))[start:start + n] if start else mask).nonzero()[0]
     if len(found) > to_find:
-        end = int(found[to_find])
+        end = found.item(to_find)
         found = found[:to_find]
     else:
         end = n
@@ -335,7 +335,7 @@ def _span_window(state: CycleState, pod: Pod, statuses: NodeToStatus, cols: Node
     found = comb.nonzero()[0]
     if len(found) <= to_find:
         return None
-    end = int(found[to_find])
+    end = found.item(to_find)
     rows = found[:to_find] + lo
     n_rejected = end - to_find
     if n_rejected:
