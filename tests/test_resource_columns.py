@@ -228,3 +228,39 @@ def test_a_row_is_stored_item_by_item_or_raises_as_numpy_does(allocatable: str, 
     full = pods == "1"
     assert cols.pod_room.tolist() == [not full, True] and cols.full_rows == ({0} if full else set())
     _assert_python_rows_match(cols)
+
+
+@pytest.mark.parametrize(("kind", "weights"), [("least", (1, 1)), ("least", (2, 1)), ("balanced", (1, 1))],
+                         ids=["least-allocated", "least-allocated-weighted", "balanced"])
+@pytest.mark.parametrize("span", ["all-rows", "same-slice-another-object", "inner-slice"])
+def test_the_every_row_span_scores_every_row_and_leaves_the_kept_arrays(kind: str, weights: tuple[int, int],
+                                                                        span: str) -> None:
+    """``cols.all_rows`` (the host choice's span when it scores every row) is scored from the kept arrays
+    themselves, with no view of them: the same scores as the per-node scorer and as any other slice of
+    the same rows, in a new array, and the kept arrays unchanged; other slices are read through views."""
+    rng = random.Random(7)
+    nodes = [make_node(f"n{i}").alloc({"cpu": rng.choice(["2", "4", "16"]), "memory": rng.choice(["4Gi", "64Gi"]),
+                                       "pods": "500"}) for i in range(8)]
+    state = cluster_state(nodes)
+    for k in range(5):
+        state.bind(make_pod(f"b{k}").container({"cpu": "500m", "memory": "1Gi"}).pod(k + 1), f"n{rng.randrange(8)}")
+    if kind == "least":
+        scorer = ResourceAllocationScorer(LEAST_ALLOCATED, [("cpu", weights[0]), ("memory", weights[1])],
+                                          least_allocated_scorer(list(weights)), use_requested=False, pod_level=False)
+    else:
+        scorer = ResourceAllocationScorer("BalancedAllocation", [("cpu", 1), ("memory", 1)], balanced_scorer,
+                                          use_requested=True, pod_level=True)
+    cols = columns_for(state)
+    rows = {"all-rows": cols.all_rows, "same-slice-another-object": slice(0, cols.n),
+            "inner-slice": slice(2, 6)}[span]
+    reqs = scorer.pod_requests(make_pod("incoming").container({"cpu": "1", "memory": "512Mi"}).pod(0))
+    want = [scorer.score(ni, reqs)[0] for ni in state.node_infos][rows]
+    got = scorer.score_rows(cols, rows, reqs)
+    assert got is not None and got.tolist() == want
+    c, m = scorer._kept_pair(cols, *reqs)
+    kept = (c.copy(), m.copy())
+    again = scorer.score_rows(cols, rows, reqs)
+    assert again is not None and again is not got and again.tolist() == want
+    assert not np.shares_memory(again, c) and not np.shares_memory(again, m)
+    again += 1  # (a caller may sum into it)
+    assert c.tolist() == kept[0].tolist() and m.tolist() == kept[1].tolist()

@@ -462,7 +462,7 @@ class Framework:
                 # the window wrapped past the last row: when the feasible rows are a quarter of all rows or
                 # more, every row is scored through views and the feasible ones picked once at the end
                 # (fewer array calls than a gather per column)
-                span = slice(0, hit[0].n)
+                span = hit[0].all_rows  # (this very object: the columns' plugins can tell every row from it)
                 offsets = rows
         total: np.ndarray | None = None  # aligned with nodes
         span_total: np.ndarray | None = None  # aligned with the span

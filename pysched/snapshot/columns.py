@@ -34,6 +34,9 @@ class NodeColumns:
         self.infos = infos
         self.n = len(infos)
         self.index = {ni.name: i for i, ni in enumerate(infos)}
+        # every row as a span: the host choice hands this very object to the plugins that score spans when
+        # it scores every row, so that they can tell (an identity test) and use whole arrays, no view of each
+        self.all_rows = slice(0, self.n)
         # object arrays, so that a row selection is one C-level step (``infos_arr[rows].tolist()``)
         self.names_arr = np.empty(self.n, dtype=object)
         self.infos_arr = np.empty(self.n, dtype=object)

@@ -89,6 +89,7 @@ def _constant(value: float | np.int64) -> np.ndarray:
 # numbers, without numpy converting a Python number at every call
 _HALF, _ONE, _MAX_SCORE = (_constant(v) for v in (0.5, 1.0, float(MAX_NODE_SCORE)))
 _ONE_INT = _constant(np.int64(1))
+_EVERY_ROW = slice(None)
 
 
 def _all_allocatable(cols: NodeColumns, kind: int) -> bool:
@@ -102,7 +103,6 @@ def _all_allocatable(cols: NodeColumns, kind: int) -> bool:
     return bool(hit)
 
 
-_EVERY_ROW = slice(None)
 _KEPT_LIMIT = 128  # request arrays kept per scorer and resource in one set of columns
 _REDO_ROWS = 48  # more rows changed since an array's last use: every row again by the array steps
 
@@ -438,8 +438,9 @@ class ResourceAllocationScorer:
         """``_least_allocated_rows`` from the kept per-resource scores: the weighted mean of the two."""
         _, _, w_cpu, w_mem = self._pair  # type: ignore[misc]
         c, m = self._kept_pair(cols, cpu, mem)
-        c = c[rows]
-        m = m[rows]
+        if rows is not cols.all_rows:  # (every row: the kept arrays as they are, only read below)
+            c = c[rows]
+            m = m[rows]
         if w_cpu == 1 and w_mem == 1:
             if isinstance(rows, slice):
                 total = c + m  # (views of the kept arrays: a new one)
@@ -458,7 +459,7 @@ class ResourceAllocationScorer:
     def _balanced_kept(self, cols: NodeColumns, rows: np.ndarray | slice, cpu: int, mem: int) -> np.ndarray:
         """``_balanced_rows`` from the kept halved capped fractions: the same floats."""
         c, m = self._kept_pair(cols, cpu, mem)
-        d = c[rows] - m[rows]  # (f0 - f1) / 2
+        d = c - m if rows is cols.all_rows else c[rows] - m[rows]  # (f0 - f1) / 2, a new array
         np.abs(d, out=d)
         np.subtract(_ONE, d, out=d)
         np.multiply(d, _MAX_SCORE, out=d)
