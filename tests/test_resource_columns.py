@@ -222,8 +222,7 @@ def test_a_row_is_stored_item_by_item_or_raises_as_numpy_does(allocatable: str, 
         r, a, nz = ni.requested, ni.allocatable, ni.non_zero_requested
         assert cols._ints[:, i].tolist() == [a.milli_cpu, a.memory, nz.milli_cpu, nz.memory, a.milli_cpu - r.milli_cpu,
                                              a.memory - r.memory, r.milli_cpu, r.memory, r.ephemeral_storage,
-                                             len(ni.pods), a.ephemeral_storage - r.ephemeral_storage,
-                                             a.allowed_pod_number - len(ni.pods), a.ephemeral_storage,
+                                             a.ephemeral_storage - r.ephemeral_storage, a.ephemeral_storage,
                                              a.allowed_pod_number]
     full = pods == "1"
     assert cols.pod_room.tolist() == [not full, True] and cols.full_rows == ({0} if full else set())

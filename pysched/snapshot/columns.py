@@ -46,18 +46,18 @@ class NodeColumns:
         self._scalar: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # name -> (allocatable, requested)
         # Every int64 quantity is a row of one array, so that a node's changed numbers are stored in one
         # step (``_read``): rows 0-1 allocatable cpu/memory, 2-3 non-zero requested cpu/memory, 4-5
-        # allocatable - requested cpu/memory, 6-8 requested cpu/memory/ephemeral, 9 pod count, 10-11
-        # allocatable - requested ephemeral/pods (rows 2-11 change on bind), 12-13 allocatable
-        # ephemeral/pods. cpu and memory side by side, so that the resource steps treat both in one array
-        # step; the 1-D names are views of the rows.
-        ints = self._ints = np.zeros((14, self.n), dtype=np.int64)
+        # allocatable - requested cpu/memory, 6-8 requested cpu/memory/ephemeral, 9 allocatable - requested
+        # ephemeral (rows 2-9 change on bind), 10-11 allocatable ephemeral/pods. cpu and memory side by
+        # side, so that the resource steps treat both in one array step; the 1-D names are views of the
+        # rows. The pods on a node are kept as ``pod_room`` only (the one question asked of them).
+        ints = self._ints = np.zeros((12, self.n), dtype=np.int64)
         self.alloc_cpu, self.alloc_mem = ints[0], ints[1]
         self.nz_cpu, self.nz_mem = ints[2], ints[3]
         # allocatable - requested, kept with the rows (NodeResourcesFit's batched Filter reads them)
         self.free_cpu, self.free_mem = ints[4], ints[5]
-        self.req_cpu, self.req_mem, self.req_eph, self.num_pods = ints[6], ints[7], ints[8], ints[9]
-        self.free_eph, self.free_pods = ints[10], ints[11]
-        self.alloc_eph, self.alloc_pods = ints[12], ints[13]
+        self.req_cpu, self.req_mem, self.req_eph = ints[6], ints[7], ints[8]
+        self.free_eph = ints[9]
+        self.alloc_eph, self.alloc_pods = ints[10], ints[11]
         self.small = True  # every cpu/memory quantity read so far is below SMALL (see the scorers' short forms)
         self.pod_room = np.zeros(self.n, dtype=bool)  # whether a node has room for one more pod
         self.full_rows: set[int] = set()  # the rows without (``pod_room`` false)
@@ -89,8 +89,8 @@ class NodeColumns:
             try:
                 v[0][i] = a.milli_cpu
                 v[1][i] = a.memory
-                v[12][i] = a.ephemeral_storage
-                v[13][i] = a.allowed_pod_number
+                v[10][i] = a.ephemeral_storage
+                v[11][i] = a.allowed_pod_number
             except (ValueError, TypeError):  # a number beyond int64: NumPy's stores raise as they always did
                 self.alloc_cpu[i], self.alloc_mem[i], self.alloc_eph[i] = a.milli_cpu, a.memory, a.ephemeral_storage
                 self.alloc_pods[i] = a.allowed_pod_number
@@ -115,8 +115,9 @@ class NodeColumns:
         r = ni.requested
         a = ni.allocatable
         nz = ni.non_zero_requested
-        pods = len(ni.pods)
-        free_pods = a.allowed_pod_number - pods
+        # (only ``pod_room`` reads it: allocatable is never negative and its pods number is an int64, stored
+        # when the columns were built, so this difference is one too and no int64 row needs it)
+        free_pods = a.allowed_pod_number - len(ni.pods)
         r_cpu, r_mem, nz_cpu, nz_mem = r.milli_cpu, r.memory, nz.milli_cpu, nz.memory
         v = self._row_views
         try:
@@ -127,13 +128,10 @@ class NodeColumns:
             v[6][i] = r_cpu
             v[7][i] = r_mem
             v[8][i] = r.ephemeral_storage
-            v[9][i] = pods
-            v[10][i] = a.ephemeral_storage - r.ephemeral_storage
-            v[11][i] = free_pods
+            v[9][i] = a.ephemeral_storage - r.ephemeral_storage
         except (ValueError, TypeError):  # a number beyond int64: NumPy's store raises as it always did
-            self._ints[2:12, i] = (nz_cpu, nz_mem, a.milli_cpu - r_cpu, a.memory - r_mem, r_cpu, r_mem,
-                                   r.ephemeral_storage, pods, a.ephemeral_storage - r.ephemeral_storage,
-                                   free_pods)
+            self._ints[2:10, i] = (nz_cpu, nz_mem, a.milli_cpu - r_cpu, a.memory - r_mem, r_cpu, r_mem,
+                                   r.ephemeral_storage, a.ephemeral_storage - r.ephemeral_storage)
         if free_pods >= 1:
             self._pod_room_view[i] = True
             if self.full_rows:
@@ -169,7 +167,8 @@ class NodeColumns:
         if self.log_pos < len(log):
             index = self.index
             row_log = self.row_log
-            for name in set(log[self.log_pos:]):
+            # (most refreshes follow one bind: one name, no set of them)
+            for name in log[-1:] if len(log) - self.log_pos == 1 else set(log[self.log_pos:]):
                 i = index.get(name)
                 if i is not None:
                     self._read(i, self.infos[i])
