@@ -270,3 +270,31 @@ def test_pre_score_gets_a_list_unless_it_takes_rows() -> None:
     assert fwk.run_pre_score(CycleState(), None, nodes) is None  # type: ignore[arg-type]
     assert seen["TakesRows"] is nodes
     assert type(seen["Plain"]) is list and seen["Plain"] == [state.node_infos[0], state.node_infos[2]]
+
+
+_DEFAULT_FILTERS = ["NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts",
+                    "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone",
+                    "PodTopologySpread", "InterPodAffinity", "DynamicResources"]
+
+
+@pytest.mark.parametrize("skip", [set(), {"NodePorts"}, {"NodeName", "InterPodAffinity", "DynamicResources"},
+                                  set(_DEFAULT_FILTERS), {"NotAFilterPlugin", "VolumeZone"}],
+                         ids=["none", "one", "several", "every-plugin", "with-a-name-no-filter-has"])
+def test_active_filters_are_the_batch_filters_not_skipped_in_filter_order(skip: set[str]) -> None:
+    """``fastfilter.active_filters``: the framework's ``batch_filters`` entries of the plugins PreFilter did
+    not skip, in Filter order; the same list object for an equal set of skipped plugins (kept per set)."""
+    from pysched.framework.interface import Handle
+    from pysched.framework.runtime import Framework
+    from pysched.snapshot.cluster import Cluster, ClusterState
+
+    registry = in_tree_registry()
+    fwk = Framework(load_config(None, registry).profiles[0], registry, Handle(ClusterState(Cluster())))
+    assert [name for _, name, _, _, _ in fwk.batch_filters] == _DEFAULT_FILTERS
+    got = fastfilter.active_filters(fwk, skip)
+    assert got == [entry for entry in fwk.batch_filters if entry[1] not in skip]
+    assert [at for at, *_ in got] == sorted(at for at, *_ in got)
+    assert fastfilter.active_filters(fwk, set(skip)) is got
+    more = skip | {"NodeResourcesFit"}
+    other = fastfilter.active_filters(fwk, more)
+    assert [name for _, name, *_ in other] == [n for n in _DEFAULT_FILTERS if n not in more]
+    assert (other is got) == (more == skip)  # (another set of skipped plugins: its own list)

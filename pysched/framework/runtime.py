@@ -168,6 +168,8 @@ class Framework:
         self.batch_filters: list[tuple[int, str, Any, Any, bool]] = [
             (at, p.name, p, getattr(p, "batch_filter", None), hasattr(p, "batch_filter_span"))
             for at, p in enumerate(self.filter)]
+        # set of plugins PreFilter skipped -> ``batch_filters`` without them (``fastfilter.active_filters``)
+        self.batch_filters_by_skip: dict[frozenset[str], list[tuple[int, str, Any, Any, bool]]] = {}
         self.pre_filter_with_extensions = [p for p in self.pre_filter if p.HAS_EXTENSIONS]
 
     @property

@@ -13,6 +13,8 @@ they come before the first rejecting verdict.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from pysched.framework.batch import BatchVerdict, every_row_passes
@@ -165,6 +167,20 @@ def _narrowed(mask: np.ndarray | None, own: bool, ok: np.ndarray) -> tuple[np.nd
     return np.logical_and(mask, ok), True
 
 
+def active_filters(fwk: Framework, skip: set[str] | frozenset[str]) -> list[tuple[int, str, Any, Any, bool]]:
+    """``fwk.batch_filters`` without the plugins in ``skip`` (those PreFilter skipped), in Filter order: one
+    list per set of skipped plugins, made once and kept by the framework (the pods of one shape skip the
+    same plugins; a frozenset of a few names costs less than testing every plugin against the set)."""
+    key = frozenset(skip)
+    by_skip = fwk.batch_filters_by_skip
+    hit = by_skip.get(key)
+    if hit is None:
+        if len(by_skip) > 256:
+            by_skip.clear()
+        hit = by_skip[key] = [entry for entry in fwk.batch_filters if entry[1] not in key]
+    return hit
+
+
 def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod: Pod, statuses: NodeToStatus,
                   start: int, to_find: int, nominated: frozenset[str] = frozenset()) -> RowNodes | None:
     """The feasible nodes of the window over every node, the rejected ones' statuses set in window order;
@@ -188,9 +204,7 @@ def find_feasible(fwk: Framework, cluster: ClusterState, state: CycleState, pod:
     # the stretch ``_span_window`` asks for must not wrap; when it would, those plugins give their whole-row
     # verdict in Filter order with the others (no late merge)
     stretch = not nominated and start + 2 * (to_find + 1) + 64 < n
-    for at, name, p, fn, has_span in fwk.batch_filters:
-        if name in skip:
-            continue
+    for at, name, p, fn, has_span in active_filters(fwk, skip):
         if stretch and has_span:
             spans.append((at, name, p))
             continue
