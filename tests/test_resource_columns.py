@@ -263,3 +263,30 @@ def test_the_every_row_span_scores_every_row_and_leaves_the_kept_arrays(kind: st
     assert not np.shares_memory(again, c) and not np.shares_memory(again, m)
     again += 1  # (a caller may sum into it)
     assert c.tolist() == kept[0].tolist() and m.tolist() == kept[1].tolist()
+
+
+@pytest.mark.parametrize(("alloc", "load", "built", "bound"), [
+    ({"cpu": "4", "memory": "8Gi"}, {"cpu": "1", "memory": "1Gi"}, True, True),
+    ({"cpu": "4", "memory": "64Ti"}, {"cpu": "1", "memory": "1Gi"}, False, False),
+    ({"cpu": "4", "memory": "63Ti"}, {"cpu": "1", "memory": "1Gi"}, True, True),
+    ({"cpu": "100000000000", "memory": "8Gi"}, {"cpu": "1", "memory": "1Gi"}, False, False),
+    ({"cpu": "4", "memory": "8Gi"}, {"cpu": "100000000000", "memory": "1Gi"}, True, False),
+    ({"cpu": "4", "memory": "8Gi"}, {"cpu": "1", "memory": "64Ti"}, True, False),
+    ({"cpu": "4", "memory": "8Gi"}, {"cpu": "1"}, True, True),
+], ids=["all-small", "allocatable-memory-at-small", "allocatable-memory-below-small", "allocatable-cpu-beyond",
+        "requested-cpu-beyond", "requested-memory-beyond", "non-zero-default-memory"])
+def test_small_is_every_cpu_and_memory_quantity_below_small(alloc: dict[str, str], load: dict[str, str],
+                                                            built: bool, bound: bool) -> None:
+    """``NodeColumns.small``: every allocatable, requested and non-zero requested cpu / memory number of
+    every row read so far is in [0, SMALL); a bind that brings one to SMALL or beyond turns it off for
+    good, and while it holds the rows' Python lists follow the int64 rows."""
+    cluster = cluster_state([make_node("n0").alloc({**alloc, "pods": "110"}),
+                             make_node("n1").alloc({"cpu": "2", "memory": "4Gi", "pods": "110"})])
+    assert columns_for(cluster).small == built
+    cluster.bind(make_pod("b").container(load).pod(1), "n0")
+    cols = columns_for(cluster)
+    assert cols.small == bound
+    cluster.bind(make_pod("c").container({"cpu": "1", "memory": "1Gi"}).pod(2), "n1")
+    assert columns_for(cluster) is cols and cols.small == bound  # (never on again)
+    if bound:
+        _assert_python_rows_match(cols)

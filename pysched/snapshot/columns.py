@@ -140,14 +140,16 @@ class NodeColumns:
             self._pod_room_view[i] = False
             self.full_rows.add(i)
         if self.small:
-            q = (a.milli_cpu, a.memory, r_cpu, r_mem, nz_cpu, nz_mem)
-            if max(q) >= SMALL or min(q) < 0:
-                self.small = False  # (never true again for these columns: the short forms are not used)
-            else:  # (the lists only the short forms read: kept while they may be used)
-                self.nz_free100_cpu_py[i] = (a.milli_cpu - nz_cpu) * FREE_SCALE
-                self.nz_free100_mem_py[i] = (a.memory - nz_mem) * FREE_SCALE
+            a_cpu, a_mem = a.milli_cpu, a.memory
+            # (chained comparisons: fewer steps than the max and min of a tuple of the six)
+            if 0 <= r_cpu < SMALL and 0 <= r_mem < SMALL and 0 <= nz_cpu < SMALL and 0 <= nz_mem < SMALL \
+                    and 0 <= a_cpu < SMALL and 0 <= a_mem < SMALL:  # (the lists only the short forms read)
+                self.nz_free100_cpu_py[i] = (a_cpu - nz_cpu) * FREE_SCALE
+                self.nz_free100_mem_py[i] = (a_mem - nz_mem) * FREE_SCALE
                 self.req_cpu_f[i] = float(r_cpu)
                 self.req_mem_f[i] = float(r_mem)
+            else:
+                self.small = False  # (never true again for these columns: the short forms are not used)
         if self._scalar:
             for name, (_, req) in self._scalar.items():
                 req[i] = r.scalar.get(name, 0)
