@@ -169,6 +169,7 @@ class Scheduler:
         statuses = NodeToStatus()
         prefilter_msg = ""
         feasible: Sequence[NodeInfo] = []  # the fast filter's are a RowNodes (a list built only when read)
+        n_feasible = n_statuses = -1  # len(feasible), len(statuses) once counted (-1: not yet)
         pre_result, st, returned_sets = fwk.run_pre_filter(state, pod, all_nodes)
         if st is not None and st.code != Code.Success:
             if st.code == Code.Error:
@@ -192,8 +193,10 @@ class Scheduler:
                 if trace_this:  # every plugin's verdict on exactly the nodes the pass examined
                     examined = {ni.name for ni in feasible} | set(statuses.statuses)
                     tr.filter_all = filter_matrix(fwk, self.state, state, pod, nodes, examined)
-                processed = len(feasible) + len(statuses)
-                self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)
+                # (each len once: a RowNodes' and the statuses' are Python calls; the extenders change both)
+                n_feasible = len(feasible)
+                n_statuses = len(statuses)
+                self.next_start_node_index = (self.next_start_node_index + n_feasible + n_statuses) % len(all_nodes)
                 if err is not None:
                     return self._error(tr, err)
                 if self.extenders and feasible:
@@ -201,11 +204,14 @@ class Scheduler:
                                                                    statuses)
                     if err is not None:
                         return self._error(tr, err)
+                    n_feasible = -1
         # Per-node detail is kept only for traced pods: 10,000 cycles on 5,000 nodes must stay small.
         if trace_this:
             tr.filter = dict(statuses.statuses)
-        n_feasible = len(feasible)  # (once: a RowNodes' len is a Python call)
-        tr.evaluated_nodes = len(statuses) + n_feasible
+        if n_feasible < 0:  # (not counted above)
+            n_feasible = len(feasible)
+            n_statuses = len(statuses)
+        tr.evaluated_nodes = n_statuses + n_feasible
         if n_feasible:
             if trace_this:
                 tr.feasible = sorted(ni.name for ni in feasible)
@@ -384,7 +390,7 @@ class Scheduler:
     def _assume_and_bind(self, fwk: Framework, state: CycleState, pod: Pod, host: str,
                          tr: CycleTrace) -> CycleTrace:
         st = fwk.run_reserve(state, pod, host)
-        if st is None:
+        if st is None and fwk.permit:  # (no Permit plugin: _run_permit's answer is None, nothing waits)
             st, timeouts, reasons = self._run_permit(fwk, state, pod, host)
             if st is not None and st.code == Code.Wait:
                 return self._wait_on_permit(fwk, state, pod, host, tr, timeouts, reasons)
