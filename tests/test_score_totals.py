@@ -87,3 +87,36 @@ def test_weighted_sums_with_the_kept_weight_array(weight: int, first: bool) -> N
     got = _add_weighted(None if base is None else base.copy(), scores, weight, step.weight0)
     assert got.dtype == np.int64 and got.tolist() == want.tolist()
     assert scores.tolist() == [0, 1, 50, 100] and got is not scores
+
+
+@pytest.mark.parametrize("kind", ["int64-array", "int64-strided-view", "int32-array", "list", "tuple"],
+                         ids=["int64-array", "int64-strided-view", "int32-array", "list", "tuple"])
+def test_batch_normalize_results_become_int64_arrays(kind: str) -> None:
+    """``_score_array`` takes a plugin's ``batch_normalize`` result as an int64 array: an int64 array (or
+    view) as it is, anything else through ``np.asarray`` (the same values)."""
+    from pysched.framework.runtime import _ScoreStep
+
+    made: list[object] = []
+
+    class Plugin:
+        name = "P"
+        HAS_NORMALIZE = True
+        BATCH_SCORES_IN_RANGE = True
+
+        def batch_score(self, state: object, pod: object, cols: object, rows: np.ndarray) -> np.ndarray:
+            return np.array([3, 1, 2], dtype=np.int64)
+
+        def batch_normalize(self, state: object, pod: object, scores: np.ndarray) -> object:
+            doubled = [2 * v for v in scores.tolist()]
+            out: object = {"int64-array": np.array(doubled, dtype=np.int64),
+                           "int64-strided-view": np.array([x for v in doubled for x in (v, -1)], dtype=np.int64)[::2],
+                           "int32-array": np.array(doubled, dtype=np.int32), "list": doubled,
+                           "tuple": tuple(doubled)}[kind]
+            made.append(out)
+            return out
+
+    step = _ScoreStep(Plugin(), 1)  # type: ignore[arg-type]
+    arr, st = Framework._score_array(None, step, None, None, [], (None, np.arange(3)))  # type: ignore[arg-type]
+    assert st is None and arr is not None
+    assert type(arr) is np.ndarray and arr.dtype == np.int64 and arr.tolist() == [6, 2, 4]
+    assert (arr is made[0]) == kind.startswith("int64")

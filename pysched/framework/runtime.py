@@ -45,6 +45,7 @@ _REJECTED = (Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Pending
 # Code.Skip read once: on Python 3.11 reading an enum member off its class costs about 1,000 instructions
 # (EnumType.__getattr__ sends every attribute read of the class through the slow hook)
 _SKIP = Code.Skip
+_INT64 = np.dtype(np.int64)  # (NumPy's one int64 descriptor: arrays of that type hold this very object)
 
 
 def _out_of_range(name: str, values: list[int]) -> Status | None:
@@ -535,7 +536,10 @@ class Framework:
             fn = step.batch_normalize
             if fn is not None:  # (``_normalize_array``'s first form, without its lookups)
                 try:
-                    arr = np.asarray(fn(state, pod, arr), dtype=np.int64)
+                    normalized = fn(state, pod, arr)
+                    # (an int64 array as it is: np.asarray's call and dtype conversion cost more than the test)
+                    arr = normalized if type(normalized) is np.ndarray and normalized.dtype is _INT64 \
+                        else np.asarray(normalized, dtype=np.int64)
                 except Exception as exc:
                     return None, plugin_fault(step.name, "NormalizeScore", pod, exc)
             else:
