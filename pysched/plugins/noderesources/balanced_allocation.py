@@ -48,7 +48,7 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin):
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         pod_requests = self.scorer.pod_requests(pod)
-        if is_best_effort(pod_requests):
+        if not any(pod_requests):  # (is_best_effort, without the call: integers, every one is 0)
             return Status(Code.Skip)
         state.write(PRE_SCORE_STATE_KEY, pod_requests)
         return None

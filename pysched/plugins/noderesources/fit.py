@@ -242,14 +242,16 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlug
             if ok is None:
                 return None  # the kinds are 64-bit sets
         cache: dict[int, Status] = {}
-        top = 1 << len(checks)
-
-        def make(kind: int) -> Status:
-            reasons = [checks[i][0] for i in range(len(checks)) if kind >> i & 1]
-            code = Code.UnschedulableAndUnresolvable if kind & top else Code.Unschedulable
-            return Status(code, *reasons)
 
         def statuses_of(rows: np.ndarray) -> list[Status]:
+            # (made here: most verdicts are never asked for statuses)
+            top = 1 << len(checks)
+
+            def make(kind: int) -> Status:
+                reasons = [checks[i][0] for i in range(len(checks)) if kind >> i & 1]
+                code = Code.UnschedulableAndUnresolvable if kind & top else Code.Unschedulable
+                return Status(code, *reasons)
+
             kinds = np.zeros(len(rows), dtype=np.int64)
             unresolvable = np.zeros(len(rows), dtype=bool)
             for bit, (_, room, alloc, q) in enumerate(checks):
