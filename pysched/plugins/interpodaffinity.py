@@ -464,16 +464,32 @@ class _ExistingTerms:
             del self.rows[r]
 
     def catch_up(self) -> None:
-        log = self.cluster.change_log
-        if self.pos < len(log):
+        cluster = self.cluster
+        log = cluster.change_log
+        pos = self.pos
+        end = len(log)
+        if pos < end:
+            moved = cluster.change_pods
+            anti = self.anti
+            if end == pos + 1:  # (one bind since the last call, the usual case: no loop, no dict)
+                p = moved[pos]
+                if p is not None and not (p.affinity.required_anti if anti else p.affinity.has_affinity):
+                    self.pos = end  # a pod without such terms bound: the node's holders are as they were
+                    return
+            # the nodes whose holders may have changed: those a pod with such terms was bound to, and those
+            # a pod left (``_recount`` compares the holders)
+            todo: dict[str, None] = {}
+            for i in range(pos, end):
+                p = moved[i]
+                if p is None or (p.affinity.required_anti if anti else p.affinity.has_affinity):
+                    todo[log[i]] = None
             index = self.topo.cols.index
             infos = self.topo.cols.infos
-            # (one bind since the last call, the usual case: its node's name, without a slice and a dict)
-            for name in (log[-1],) if len(log) == self.pos + 1 else dict.fromkeys(log[self.pos:]):
+            for name in todo:
                 r = index.get(name)
                 if r is not None:
                     self._recount(r, infos[r])
-            self.pos = len(log)
+            self.pos = end
 
 
 class _DomainSums:
@@ -788,18 +804,32 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         log = cluster.change_log
         n = len(log)
         at = self._anti_version
-        if at == n and self._held_of is cluster:  # PreScore after PreFilter
-            return self._aff_nodes, self._anti_nodes
+        if self._held_of is cluster:
+            if at == n:  # PreScore after PreFilter
+                return self._aff_nodes, self._anti_nodes
+            if at + 1 == n and at >= 0:  # one change since, the usual case: a bind of a pod without terms?
+                p = cluster.change_pods[at]
+                if p is not None and not p.affinity.has_affinity and not p.affinity.required_anti:
+                    self._anti_version = n  # (the maps as they were)
+                    return self._aff_nodes, self._anti_nodes
         if at < 0 or self._held_of is not cluster or at > n:
             self._held_of = cluster
             self._aff_nodes = {ni.name: ni for ni in cluster.node_infos if ni.pods_with_affinity}
             self._anti_nodes = {ni.name: ni for ni in cluster.node_infos if ni.pods_with_required_anti_affinity}
         else:
-            # the nodes changed since (one bind, the usual case: its node's name alone); a node is in a map
-            # while it holds such pods (the maps are only asked whether they are empty)
+            # the nodes changed since: a bind of a pod without terms changes neither map (the usual case:
+            # nothing looked up), else the node is looked at; a node is in a map while it holds such pods
+            # (the maps are only asked whether they are empty)
+            moved = cluster.change_pods
             by_name = cluster.by_name
             aff, anti = self._aff_nodes, self._anti_nodes
-            for name in (log[-1],) if n == at + 1 else set(log[at:]):
+            for i in range(at, n):
+                p = moved[i]
+                if p is not None:
+                    pa = p.affinity
+                    if not pa.has_affinity and not pa.required_anti:
+                        continue
+                name = log[i]
                 ni = by_name.get(name)
                 if ni is not None and ni.pods_with_affinity:
                     aff[name] = ni
@@ -1095,7 +1125,9 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             return Status.as_error(f"failed to parse pod: {parse_error_message(aff.parse_error)}")
         handle = self.handle
         if handle is not None and handle.batched:
-            if not has_constraints and not self._holders()[0]:
+            if not has_constraints and not (
+                    self._aff_nodes if self._anti_version == len(handle.snapshot.change_log)
+                    and self._held_of is handle.snapshot else self._holders()[0]):  # (``_holders``' first test inline)
                 # no node holds a pod with affinity terms: nothing contributes (upstream: Skip)
                 return PRE_SCORE_SKIP
             # Two sums kept across cycles: the incoming pod's terms against the nodes' pods (shared by the

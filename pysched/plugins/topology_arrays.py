@@ -145,8 +145,10 @@ def label_hint(selector: LabelSelector) -> tuple[str, str] | None:
 
 
 class _PodEvents:
-    """The pods that came onto (+1) or left (-1) each node row since it was made, in ``change_log`` order,
-    found by comparing a changed node's pods with those it had when last looked at: consumers that keep
+    """The pods that came onto (+1) or left (-1) each node row since it was made, in ``change_log`` order:
+    a bind's pod read off ``ClusterState.change_pods``, the pods that left found by comparing the node's
+    pods with those it had when last looked at (a removed pod may be another object with the same key and
+    UID than the one named, and it moves the node's last pod into its place). Consumers that keep
     per-node counts replay these, one match per pod that moved, instead of recounting the node's pods.
     ``by_label``: per (key, value) label, the positions of the events whose pod carries it, so that a
     consumer matching a selector replays only the events of pods with a label the selector requires."""
@@ -155,8 +157,10 @@ class _PodEvents:
 
     def __init__(self, cluster: ClusterState, cols: NodeColumns) -> None:
         self.pos = len(cluster.change_log)
-        self.seen: list[tuple[Pod, ...]] = [tuple(ni.pods) for ni in cols.infos]
-        self.initial = list(self.seen)  # the pods of every row when made (``seen`` moves on)
+        self.initial: list[tuple[Pod, ...]] = [tuple(ni.pods) for ni in cols.infos]  # the pods of every row when made
+        # per row, its pods as last looked at: a bind appends its pod, a removal has them compared with the
+        # node's pods
+        self.seen: list[list[Pod]] = [list(pods) for pods in self.initial]
         self._initial_by_label: dict[tuple[str, str], list[tuple[int, Pod, int]]] | None = None
         self.events: list[tuple[int, Pod, int]] = []
         self.by_label: dict[tuple[str, str], list[int]] = {}
@@ -203,46 +207,58 @@ class _PodEvents:
 
     def catch_up(self, cluster: ClusterState, cols: NodeColumns) -> None:
         log = cluster.change_log
-        if self.pos >= len(log):
+        pos = self.pos
+        end = len(log)
+        if pos >= end:
             return
         index = cols.index
-        infos = cols.infos
+        moved = cluster.change_pods
         events = self.events
         by_label = self.by_label
-        # (one bind since the last call, the usual case: its node's name, without a slice and a dict)
-        for name in (log[-1],) if len(log) == self.pos + 1 else dict.fromkeys(log[self.pos:]):
-            row = index.get(name)
+        seen = self.seen
+        synced: set[int] | None = None  # rows compared with the node's pods: up to date with the whole log
+        for i in range(pos, end):
+            row = index.get(log[i])
             if row is None:
                 continue
-            old = self.seen[row]
-            new = tuple(infos[row].pods)
-            if len(new) == len(old) + 1 and all(map(is_, old, new)) and new[-1] not in old:
-                # (a bind: the node's pods as before and one more, appended) the one event the comparison
-                # below would find, without the sets (``in``: pods compare by identity); ``_append`` written
-                # out (once per bind: the call costs about as much as its body)
-                p = new[-1]
-                at = len(events)
-                events.append((row, p, 1))
-                for kv in p.meta.labels.items():
-                    lst = by_label.get(kv)
-                    if lst is None:
-                        by_label[kv] = [at]
-                    else:
-                        lst.append(at)
-                self.seen[row] = new
+            p = moved[i]
+            if p is None:  # a pod left the node (not always the object named): its pods compared
+                if synced is None:
+                    synced = set()
+                elif row in synced:
+                    continue
+                synced.add(row)
+                self._compare(row, cols.infos[row].pods)
                 continue
-            if len(old) == len(new) and all(map(is_, old, new)):
-                continue
-            was = {id(p) for p in old}
-            now = {id(p) for p in new}
-            for p in old:
-                if id(p) not in now:
-                    self._append(row, p, -1)
-            for p in new:
-                if id(p) not in was:
-                    self._append(row, p, 1)
-            self.seen[row] = new
-        self.pos = len(log)
+            if synced is not None and row in synced:
+                continue  # (the comparison saw this bind)
+            # a bind: its pod was appended to the node's pods, the one event (``_append`` written out: once
+            # per bind, the call costs about as much as its body)
+            seen[row].append(p)
+            at = len(events)
+            events.append((row, p, 1))
+            for kv in p.meta.labels.items():
+                lst = by_label.get(kv)
+                if lst is None:
+                    by_label[kv] = [at]
+                else:
+                    lst.append(at)
+        self.pos = end
+
+    def _compare(self, row: int, pods: list[Pod]) -> None:
+        """The events that turn the row's pods as last seen into ``pods`` (its pods now)."""
+        old = self.seen[row]
+        if len(old) == len(pods) and all(map(is_, old, pods)):
+            return
+        was = {id(p) for p in old}
+        now = {id(p) for p in pods}
+        for p in old:
+            if id(p) not in now:
+                self._append(row, p, -1)
+        for p in pods:
+            if id(p) not in was:
+                self._append(row, p, 1)
+        self.seen[row] = list(pods)
 
 
 class TopologyArrays:

@@ -154,6 +154,9 @@ class ClusterState:
         # names of the nodes whose pods changed, in order: plugins that keep cluster-wide counts across
         # cycles replay it to update only those nodes
         self.change_log: list[str] = []
+        # per entry of ``change_log``: the pod bound there, None where a pod left (those plugins read a
+        # bind's pod here rather than compare the node's pods with those it had)
+        self.change_pods: list[Pod | None] = []
 
     # ------------------------------------------------------------------ queries
     def num_nodes(self) -> int:
@@ -213,6 +216,7 @@ class ClusterState:
         if pod.volumes:  # (count_claims counts nothing for a pod without volumes)
             self.storage.count_claims(pod, 1)
         self.change_log.append(node_name)
+        self.change_pods.append(pod)
 
     def delete_pod(self, pod: Pod) -> None:
         """A victim leaves the cluster."""
@@ -222,6 +226,7 @@ class ClusterState:
             self.by_name[node].remove_pod(pod)
             self.storage.count_claims(pod, -1)
             self.change_log.append(node)
+            self.change_pods.append(None)
         self.clear_nomination(pod)
 
     def evict(self, pod: Pod) -> None:
