@@ -914,3 +914,32 @@ def test_batch_verdicts_kept_per_reason_tables() -> None:
         verdicts.append(v)
     assert verdicts[0] is verdicts[1] and verdicts[2] is not verdicts[0]
 
+
+HINT_CASES = {
+    "one-label": ({"matchLabels": {"app": "a"}}, True),
+    "two-labels": ({"matchLabels": {"app": "a", "tier": "b"}}, False),
+    "label-and-exists": ({"matchLabels": {"app": "a"}, "matchExpressions": [{"key": "tier", "operator": "Exists"}]},
+                         False),
+    "in-one-value": ({"matchExpressions": [{"key": "app", "operator": "In", "values": ["a"]}]}, True),
+    "in-two-values": ({"matchExpressions": [{"key": "app", "operator": "In", "values": ["a", "b"]}]}, False),
+    "not-in": ({"matchExpressions": [{"key": "app", "operator": "NotIn", "values": ["b"]}]}, False),
+    "empty": ({}, False),
+    "nothing": (None, False),
+}
+
+
+@pytest.mark.parametrize("case", list(HINT_CASES))
+def test_hint_decides_only_when_the_hint_is_the_one_requirement(case: str) -> None:
+    """``hint_decides``: True only when the selector's label hint is its one requirement; then every set of
+    labels carrying the hint matches (the replays that skip the match find pods through that label)."""
+    from pysched.model.labels import LabelSelector
+    from pysched.plugins.topology_arrays import hint_decides, label_hint
+
+    raw, decides = HINT_CASES[case]
+    sel = LabelSelector.parse(raw)
+    hint = label_hint(sel)
+    assert hint_decides(sel, hint) is decides
+    if decides:
+        assert hint is not None
+        for extra in ({}, {"tier": "b"}, {"app2": "x", "zone": "z"}):
+            assert sel.matches({hint[0]: hint[1], **extra})

@@ -42,7 +42,7 @@ from pysched.framework.whatif import INTER_POD, Change, Eviction, WhatIfContext,
 from pysched.model.objects import AffinityTerm, Pod, PodAffinity
 from pysched.plugins.helper import decode_plugin_args
 from pysched.plugins.podtopologyspread import LABEL_HOSTNAME, NodeValueCache, selector_key
-from pysched.plugins.topology_arrays import TopologyArrays, label_hint, topology_arrays
+from pysched.plugins.topology_arrays import TopologyArrays, hint_decides, label_hint, topology_arrays
 from pysched.snapshot.columns import NodeColumns, columns_for, feasible_rows
 from pysched.snapshot.nodeinfo import NodeInfo
 
@@ -384,8 +384,8 @@ class _ExistingTerms:
     key how many pods on nodes there carry it (batched path): PreScore's (required affinity with the hard
     weight, preferred affinity, preferred anti-affinity with a negative weight) or, with ``anti``,
     PreFilter's (required anti-affinity, weight 1). Kept from ``change_log``: a changed node is recounted
-    once for every incoming pod, and each change of a count is appended to ``deltas`` for the per-pod
-    sums (``_MatchedSums``) to replay."""
+    once for every incoming pod, and each change of a count is appended to its term's ``deltas`` for the
+    per-pod sums (``_MatchedSums``) to replay (those of the terms matching the pod alone)."""
 
     __slots__ = ("anti", "cluster", "codes", "deltas", "hard", "ids", "keys", "pos", "rows", "seen", "sums",
                  "terms", "topo")
@@ -402,7 +402,7 @@ class _ExistingTerms:
         self.codes: list[list[int]] = []  # per term: the domain code of every node row (-1: no key)
         self.sums: list[list[int]] = []  # per term: pods carrying it per domain code
         self.rows: dict[int, dict[int, int]] = {}  # node row -> term index -> pods carrying it there
-        self.deltas: list[tuple[int, int, int]] = []  # (term index, domain code, change of its count)
+        self.deltas: list[list[tuple[int, int]]] = []  # per term: (domain code, change of its count)
         self.seen: dict[int, tuple[Pod, ...]] = {}  # node row -> the pods with terms counted there
         self.pos = len(cluster.change_log)
         for r, ni in enumerate(topo.cols.infos):
@@ -421,6 +421,7 @@ class _ExistingTerms:
             self.terms.append((t, w, t.topology_key))
             self.codes.append(d.code_list)
             self.sums.append([0] * d.size)
+            self.deltas.append([])
         self.ids[id(t)] = (t, i)
         return i
 
@@ -457,7 +458,7 @@ class _ExistingTerms:
             code = self.codes[i][r]
             if dc and code >= 0:
                 self.sums[i][code] += dc
-                self.deltas.append((i, code, dc))
+                self.deltas[i].append((code, dc))
         if new:
             self.rows[r] = new
         else:
@@ -523,15 +524,6 @@ class _DomainSums:
             self.presence[tk] = [0] * size
         return w, self._wlist[tk], self.presence[tk]
 
-    def _add(self, tk: str, code: int, w: int, d: int) -> None:
-        """``d`` matches of weight ``w`` in domain ``code`` of ``tk``."""
-        wa, wl, pl = self._arrays(tk)
-        v = wl[code] + w * d
-        wl[code] = v
-        wa[code] = v
-        pl[code] += d
-        self.matches += d
-
     @property
     def score(self) -> dict[str, dict[str, int]]:
         out: dict[str, dict[str, int]] = {}
@@ -547,6 +539,10 @@ class _DomainSums:
         return self.matches > 0
 
 
+# what ``_IncomingSums`` replays read of one term (see there)
+_Plan = tuple[AffinityTerm, tuple[str, str] | None, int, str, list[int], bool, bool]
+
+
 class _IncomingSums(_DomainSums):
     """The incoming pod's preferred terms (signed weights) against the pods on every node, summed per
     domain; kept by replaying ``TopologyArrays.pod_events`` (one match per pod that moved)."""
@@ -558,10 +554,14 @@ class _IncomingSums(_DomainSums):
         super().__init__(topo)
         self.terms = terms
         # per term, what every replay reads of it (worked out once): its label hint, its signed weight, its
-        # topology key, that key's domain code per node row, and whether its namespace selector matches
-        # the nil namespace labels (``term_matches(t, p, None)`` then reads the pod's labels alone)
-        self.plans = [(t, label_hint(t.selector), w, t.topology_key, topo.domains(t.topology_key).code_list,
-                       t.namespace_selector.matches(_EMPTY)) for t, w in terms]
+        # topology key, that key's domain code per node row, whether its namespace selector matches
+        # the nil namespace labels (``term_matches(t, p, None)`` then reads the pod's labels alone), and
+        # whether the hint decides its selector's match (the pods replayed all carry the hint)
+        self.plans: list[_Plan] = []
+        for t, w in terms:
+            hint = label_hint(t.selector)
+            self.plans.append((t, hint, w, t.topology_key, topo.domains(t.topology_key).code_list,
+                               t.namespace_selector.matches(_EMPTY), hint_decides(t.selector, hint)))
         self.pos = events_at  # ``pod_events`` is up to date with ``cluster`` at ``events_at``
         infos = topo.cols.infos
         for plan in self.plans:  # term by term (sums: the order does not matter), only pods with a required label
@@ -570,23 +570,21 @@ class _IncomingSums(_DomainSums):
                 continue
             self._replay(plan, [(row, p, 1) for row, ni in enumerate(infos) for p in ni.pods])
 
-    def _replay(self, plan: tuple[AffinityTerm, tuple[str, str] | None, int, str, list[int], bool],
-                moves: list[tuple[int, Pod, int]]) -> None:
+    def _replay(self, plan: _Plan, moves: list[tuple[int, Pod, int]]) -> None:
         """Add the (row, pod, +1/-1) ``moves`` of the pods that one term (``plan``) matches (with nil
-        namespace labels, as ``term_matches``) to its key's domains (``_DomainSums._add`` inlined: one
-        call per term, not four per pod)."""
+        namespace labels, as ``term_matches``) to its key's domains (one call per term, not one per pod)."""
         if not moves:
             return
-        t, _, w, tk, code_of, any_ns = plan
+        t, _, w, tk, code_of, any_ns, decided = plan
         names = t.namespaces
         sel = t.selector
-        wl: list[int] | None = None  # (the key's arrays made at its first match, as ``_add`` does)
+        wl: list[int] | None = None  # (the key's arrays made at its first match)
         wa: Any = None
         pl: Any = None
         added = 0
         for row, p, d in moves:
             meta = p.meta
-            if (meta.namespace in names or any_ns) and sel.matches(meta.labels):
+            if (meta.namespace in names or any_ns) and (decided or sel.matches(meta.labels)):
                 code = code_of[row]
                 if code >= 0:
                     if wl is None:
@@ -612,44 +610,59 @@ class _IncomingSums(_DomainSums):
 
 class _MatchedSums(_DomainSums):
     """For one incoming pod's namespace, labels and namespace labels: the existing pods' terms that match
-    it, summed per domain. Kept by replaying ``_ExistingTerms.deltas``."""
+    it, summed per domain. Kept by replaying the ``_ExistingTerms.deltas`` of the terms that match."""
 
-    __slots__ = ("matched", "pos")
+    __slots__ = ("at", "hits", "matched")
 
     def __init__(self, terms: _ExistingTerms, pod: Pod, ns_labels: Mapping[str, str]) -> None:
         super().__init__(terms.topo)
         self.matched: list[bool] = []
-        self.pos = len(terms.deltas)
+        self.hits: list[int] = []  # the indexes of the terms that match, in term order
+        self.at: dict[int, int] = {}  # per such term: how many of its deltas are in the sums
         self._extend(terms, pod, ns_labels, True)
 
     def _extend(self, terms: _ExistingTerms, pod: Pod, ns_labels: Mapping[str, str], counted: bool) -> None:
         """Match the terms met since; with ``counted``, add their counts so far (a term met later has all
-        its counts still in ``deltas``)."""
+        its counts still in its ``deltas``)."""
         for i in range(len(self.matched), len(terms.terms)):
             t, w, tk = terms.terms[i]
             m = term_matches(t, pod, ns_labels)
             self.matched.append(m)
-            if m and counted:
-                wa, wl, pl = self._arrays(tk)
-                for code, n in enumerate(terms.sums[i]):
-                    if n:
-                        wl[code] += w * n
-                        pl[code] += n
-                        self.matches += n
-                wa[:] = wl
+            if not m:
+                continue
+            self.hits.append(i)
+            if not counted:
+                self.at[i] = 0
+                continue
+            self.at[i] = len(terms.deltas[i])
+            wa, wl, pl = self._arrays(tk)
+            for code, n in enumerate(terms.sums[i]):
+                if n:
+                    wl[code] += w * n
+                    pl[code] += n
+                    self.matches += n
+            wa[:] = wl
 
     def update(self, terms: _ExistingTerms, pod: Pod, ns_labels: Mapping[str, str]) -> None:
         if len(self.matched) < len(terms.terms):  # (most calls meet no new term)
             self._extend(terms, pod, ns_labels, False)
+        at = self.at
         deltas = terms.deltas
-        if self.pos < len(deltas):
-            matched = self.matched
-            info = terms.terms
-            for i, code, dc in deltas[self.pos:]:
-                if matched[i]:
-                    _, w, tk = info[i]
-                    self._add(tk, code, w, dc)
-            self.pos = len(deltas)
+        for i in self.hits:
+            lst = deltas[i]
+            k = at[i]
+            if k < len(lst):
+                _, w, tk = terms.terms[i]
+                wa, wl, pl = self._arrays(tk)
+                added = 0
+                for code, dc in lst[k:]:
+                    v = wl[code] + w * dc
+                    wl[code] = v
+                    wa[code] = v
+                    pl[code] += dc
+                    added += dc
+                self.matches += added
+                at[i] = len(lst)
 
 
 class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, WhatIfPlugin):

@@ -144,6 +144,12 @@ def label_hint(selector: LabelSelector) -> tuple[str, str] | None:
     return None
 
 
+def hint_decides(selector: LabelSelector, hint: tuple[str, str] | None) -> bool:
+    """Whether ``selector`` matches every pod that carries ``hint`` (its ``label_hint``): that label is its
+    one requirement, so a pod found through the label needs no match."""
+    return hint is not None and not selector.nothing and len(selector.requirements) == 1
+
+
 class _PodEvents:
     """The pods that came onto (+1) or left (-1) each node row since it was made, in ``change_log`` order:
     a bind's pod read off ``ClusterState.change_pods``, the pods that left found by comparing the node's
@@ -184,8 +190,8 @@ class _PodEvents:
         at = self.by_label.get(hint)
         if not at or at[-1] < start:
             return []
-        events = self.events
-        return [events[j] for j in at[bisect_left(at, start):]]
+        # (the events picked in C: no bytecode per event)
+        return list(map(self.events.__getitem__, at[bisect_left(at, start):]))
 
     def with_label(self, hint: tuple[str, str]) -> list[tuple[int, Pod, int]]:
         """The pods carrying label ``hint`` as moves from no pods at all: (row, pod, +1) for each such pod
@@ -432,8 +438,10 @@ class TopologyArrays:
             m, codes, _, _ = self.spread_rows(keys, key)
             cnt = self.match_counts(cluster, selector, namespace, sel_key)  # (up to date with ``events``)
             tp = np.bincount(codes, weights=cnt[m], minlength=self.domains(key).size).astype(np.int64).tolist()
-            # (with the selector's label hint and the rows' lists, read on every later use)
-            ent = self._spread_counts[ent_key] = [tp, len(events), label_hint(selector), lists]
+            # (with the selector's label hint, whether it decides the match, and the rows' lists, read on
+            # every later use)
+            hint = label_hint(selector)
+            ent = self._spread_counts[ent_key] = [tp, len(events), hint, lists, hint_decides(selector, hint)]
             if len(self._spread_counts) > _MAX_COUNTS:
                 self._spread_counts.popitem(last=False)
         else:
@@ -441,11 +449,12 @@ class TopologyArrays:
             if ent[1] < len(events):
                 tp = ent[0]
                 eligible, code_of = ent[3][0], ent[3][1]
+                decided = ent[4]
                 for row, p, d in ev.since(ent[1], ent[2]):  # (up to date: caught up above)
                     if eligible[row]:
                         meta = p.meta  # (``counted`` written out: once per pod that moved)
                         if meta.deletion_timestamp is None and meta.namespace == namespace \
-                                and selector.matches(meta.labels):
+                                and (decided or selector.matches(meta.labels)):
                             tp[code_of[row]] += d
                 ent[1] = len(events)
         tp, lists = ent[0], ent[3]
