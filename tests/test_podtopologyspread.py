@@ -943,3 +943,50 @@ def test_hint_decides_only_when_the_hint_is_the_one_requirement(case: str) -> No
         assert hint is not None
         for extra in ({}, {"tier": "b"}, {"app2": "x", "zone": "z"}):
             assert sel.matches({hint[0]: hint[1], **extra})
+
+
+DOMAIN_CASES = {
+    "every-node-keyed": ([{"zone": "a"}, {"zone": "b"}, {"zone": "a"}], [0, 1, 0], ["a", "b"]),
+    "some-without-the-key": ([{}, {"zone": "b"}, {"rack": "r"}, {"zone": "a"}], [-1, 0, -1, 1], ["b", "a"]),
+    "no-node-keyed": ([{}, {"rack": "r"}], [-1, -1], []),
+    "empty-value": ([{"zone": ""}, {"zone": "a"}, {}], [0, 1, -1], ["", "a"]),
+}
+
+
+@pytest.mark.parametrize("case", list(DOMAIN_CASES))
+def test_domains_code_the_rows_in_order_of_first_appearance(case: str) -> None:
+    """``Domains``: per node row the index of its value among the values in order of first appearance, -1
+    without the key; the array, its list and the mask of rows with the key agree."""
+    from pysched.plugins.topology_arrays import Domains
+    from pysched.snapshot.columns import columns_for
+
+    labels, codes, values = DOMAIN_CASES[case]
+    state = ClusterState(Cluster(nodes=[node(f"n{i}", lb) for i, lb in enumerate(labels)]))
+    d = Domains(columns_for(state), "zone")
+    assert d.codes.tolist() == codes and d.code_list == codes and d.codes.dtype.name == "int64"
+    assert d.values == values and d.size == len(values) and d.index == {v: i for i, v in enumerate(values)}
+    assert d.has.tolist() == [c >= 0 for c in codes]
+
+
+PRE_FILTER_DEFAULT_CASES = {
+    "system-defaults": (None, [True, True]),
+    "list-do-not-schedule": ({"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"},
+                             [False, False]),
+    "list-schedule-anyway": ({"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway"},
+                             [True, True]),
+}
+
+
+@pytest.mark.parametrize("case", list(PRE_FILTER_DEFAULT_CASES))
+def test_pre_filter_without_own_constraints_skips_only_without_do_not_schedule_defaults(case: str) -> None:
+    """PreFilter of a pod without constraints of its own, twice (the second time through the kept default
+    constraints): Skip exactly when no default constraint is DoNotSchedule."""
+    default, skips = PRE_FILTER_DEFAULT_CASES[case]
+    cs = _defaults_cluster({"ReplicaSet": [_rs("rs1", {"matchLabels": {"app": "web"}})]})
+    pl = plugin(cs, _list_args(default) if default is not None else None)
+    incoming = pod("p", {"app": "web"}, owner=RS_OWNER)
+    got = []
+    for _ in skips:
+        _, st = pl.pre_filter(CycleState(), incoming, cs.node_infos)
+        got.append(st is not None and st.code == Code.Skip)
+    assert got == skips

@@ -753,6 +753,12 @@ class PodTopologySpread(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlug
     # ------------------------------------------------------------------ PreFilter
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
+        if not pod.spread_constraints:
+            # (``build_default_constraints``' first test without the two calls: the kept default constraints
+            # for DoNotSchedule, none for the system defaults)
+            defaults = self._defaults_by_action.get(DO_NOT_SCHEDULE)
+            if defaults is not None and not defaults[1] and defaults[0] is self.default_constraints:
+                return None, PRE_FILTER_SKIP
         constraints = self.get_constraints(pod, DO_NOT_SCHEDULE)
         if not constraints:
             return None, PRE_FILTER_SKIP

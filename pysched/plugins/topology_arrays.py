@@ -42,23 +42,27 @@ class Domains:
 
     def __init__(self, cols: NodeColumns, key: str) -> None:
         index: dict[str, int] = {}
-        codes = np.empty(cols.n, dtype=np.int64)
-        for i, ni in enumerate(cols.infos):
-            v = ni.node.labels.get(key)
+        # the codes gathered in a list, then one array made of it (an item store into an array costs many
+        # times a list append); the list is ``code_list`` at once
+        code_list: list[int] = []
+        append = code_list.append
+        for ni in cols.infos:
+            v = ni.node.meta.labels.get(key)  # (Node.labels without the property call)
             if v is None:
-                codes[i] = -1
+                append(-1)
                 continue
             c = index.get(v)
             if c is None:
                 c = index[v] = len(index)
-            codes[i] = c
+            append(c)
+        codes = np.array(code_list, dtype=np.int64)
         self.codes = codes
         self.has = codes >= 0
         self.index = index
         self.values = list(index)
         self._empty_codes: tuple[np.ndarray, int] | None = None
         self._ext: np.ndarray | None = None
-        self._code_list: list[int] | None = None
+        self._code_list: list[int] | None = code_list
         self._identity: bool | None = None
 
     @property
@@ -516,14 +520,14 @@ class TopologyArrays:
         """Per node row, the index of its taint list among the distinct ones (0: no taints)."""
         if self._taint_groups is None:
             index: dict[tuple, int] = {(): 0}
-            codes = np.empty(self.cols.n, dtype=np.int64)
-            for i, ni in enumerate(self.cols.infos):
+            codes: list[int] = []  # (one array made of the list: see ``Domains``)
+            for ni in self.cols.infos:
                 t = tuple(ni.node.taints)
                 c = index.get(t)
                 if c is None:
                     c = index[t] = len(index)
-                codes[i] = c
-            self._taint_groups = (codes, list(index))
+                codes.append(c)
+            self._taint_groups = (np.array(codes, dtype=np.int64), list(index))
         return self._taint_groups
 
     def _filtering_taints(self) -> tuple[list, list[list[int]]]:
