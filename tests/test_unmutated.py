@@ -93,3 +93,31 @@ def test_explain_twice_on_one_cluster() -> None:
     b = explain_pod(cluster, cfg, registry, target, SimulationOptions(tie_break="name"))
     assert [c.to_dict(True) for c in a.cycles] == [c.to_dict(True) for c in b.cycles]
     assert a.cycles
+
+
+# the path of `pysched simulate`: the loaded cluster expanded (edits, workloads) and then simulated; the pending
+# pods of the input are the expanded cluster's own objects (not copies), so neither may change
+EXPANDED = [("scenarios/080-preemption", None), ("scenarios/011-mixed", None),
+            ("workloads/000-workloads", "workloads/000-workloads.scenario.yaml"),
+            ("workloads/009-workloads", "workloads/009-workloads.scenario.yaml")]
+
+
+@pytest.mark.parametrize(("case", "scenario"), EXPANDED, ids=[c for c, _ in EXPANDED])
+def test_expanded_cluster_simulates_many_times(case: str, scenario: str | None) -> None:
+    from pysched.controllers import expand_cluster, parse_scenario
+
+    loaded = load_snapshot([str(_snapshot(case))])
+    before = fingerprint(loaded)
+    edits = parse_scenario(str(CONFORMANCE / scenario)).edits if scenario else []
+    expanded = expand_cluster(loaded, edits)
+    pending = [p for p in loaded.pods if not p.node_name]
+    assert pending, "the input has pending pods"
+    shared = {id(p) for p in expanded.pods}
+    assert all(id(p) in shared for p in pending), "the input's pending pods are the expanded cluster's"
+    expanded_before = fingerprint(expanded)
+    first = _run(expanded)
+    assert json.loads(first)["cycles"], "the scenario schedules something"
+    assert _run(expanded, batched=False) == first
+    assert _run(expand_cluster(loaded, edits)) == first
+    assert fingerprint(expanded) == expanded_before, "a simulation changed the expanded cluster"
+    assert fingerprint(loaded) == before, "expanding or simulating changed the loaded cluster"
