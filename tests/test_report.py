@@ -281,3 +281,20 @@ def test_delayed_progress_draws_nothing_for_short_runs() -> None:
             progress(i, 49)
     assert not progress.shown
     assert console.file.getvalue() == ""  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("pairs", "checked"), [
+    ([(1, 3), (2, 3), (0, 5)], True),
+    ([(4, 0), (0, -1)], True),
+    ([(1, 3), (10**17, 1)], False),  # 1e+17: the standard library writes it, to_json walks the summary
+    ([], True),
+], ids=["fractions", "no-allocatable", "large", "no-nodes"])
+def test_json_summary_checked_when_its_fractions_are_plain(pairs: list[tuple[int, int]], checked: bool) -> None:
+    from pysched.report.serialize import Checked, to_json
+
+    nodes = [sm.NodeUsage(f"n{i}", used, total, 0, 1, 0, 1, zone=f"z{i % 2}") for i, (used, total) in enumerate(pairs)]
+    data = sm.ReportData([], sm.Summary(), [], nodes, sm.zone_usage(nodes))
+    got = data.to_json_dict()
+    assert isinstance(got, Checked) is checked
+    assert got == data.to_dict()
+    assert to_json({"summary": got}) == to_json({"summary": data.to_dict()})

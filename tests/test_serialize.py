@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 
+import orjson
+import pytest
 from hypothesis import given, settings, strategies as st
 
-from pysched.report.serialize import _escape_invisible, to_json
+import pysched.report.serialize as ser
+from pysched.report.serialize import Checked, _escape_invisible, _plain, plain_float, to_json
 
 LEAF = (st.none() | st.booleans() | st.integers(min_value=-(1 << 70), max_value=1 << 70) | st.floats()
         | st.text())
@@ -57,3 +60,49 @@ def test_summary_fractions_take_the_fast_encoder(monkeypatch: object) -> None:
     monkeypatch.setattr(ser.json, "dumps", refuse)  # type: ignore[attr-defined]
     assert to_json({"cpu": {"fraction": 0.5062, "zero": 0.0}}) == \
         '{\n  "cpu": {\n    "fraction": 0.5062,\n    "zero": 0.0\n  }\n}\n'
+
+
+@pytest.mark.parametrize(("value", "plain"), [
+    (0.0, True), (-0.0, True), (1e-4, True), (-1e-4, True), (0.5062, True), (9.999e15, True), (-9.999e15, True),
+    (1e16, False), (-1e16, False), (5e-05, False), (-5e-05, False), (1e-300, False),
+    (float("nan"), False), (float("inf"), False), (float("-inf"), False),
+], ids=["zero", "negative-zero", "smallest", "smallest-negative", "fraction", "largest", "largest-negative",
+        "1e16", "-1e16", "small", "small-negative", "tiny", "nan", "inf", "-inf"])
+def test_plain_float_is_written_alike_by_both_encoders(value: float, plain: bool) -> None:
+    """Plain floats are written alike (other floats may be too: 1e+16, but not 1e-05, so not trusted)."""
+    assert plain_float(value) is plain
+    if plain:
+        assert _agree(value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats())
+def test_plain_floats_are_written_alike(value: float) -> None:
+    if plain_float(value):
+        assert _agree(value)
+
+
+def _agree(value: float) -> bool:
+    return orjson.dumps([value]).decode() == json.dumps([value], separators=(",", ":"))
+
+
+@pytest.mark.parametrize("data", [
+    {"nodes": [{"cpu": {"fraction": 0.5062, "requested": 3}, "name": "n1"}], "total": {"fraction": 0.0}},
+    {"b": {"fraction": None}, "a": [1, "x", True, None, 12.5]},
+    {},
+], ids=["fractions", "mixed", "empty"])
+def test_checked_dict_written_as_the_dict_it_holds(data: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    expected = stdlib(data)
+    assert to_json({"summary": Checked(data), "n": 1}) == stdlib({"summary": data, "n": 1})
+    monkeypatch.setattr(ser.json, "dumps", _refuse)  # the fast encoder writes it: not walked, not refused
+    assert to_json(Checked(data)) == expected
+
+
+def test_checked_dict_is_not_walked() -> None:
+    """Its maker has checked its floats: ``_plain`` trusts it (and looks into every exact dict and list)."""
+    assert _plain([Checked({"x": 1e-05})])
+    assert not _plain([{"x": 1e-05}])
+
+
+def _refuse(*args: object, **kw: object) -> str:
+    raise AssertionError("the standard library encoder ran")

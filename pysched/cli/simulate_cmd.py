@@ -156,7 +156,7 @@ def simulate(
         printed = dataclasses.replace(result, options=dataclasses.replace(opts, trace=trace)) if auto_trace \
             else result
         if output == Output.json:
-            sys.stdout.write(to_json(dict(printed.to_dict(), summary=data.to_dict())))
+            sys.stdout.write(to_json(dict(printed.to_dict(), summary=data.to_json_dict())))
         elif output == Output.yaml:
             sys.stdout.write(to_yaml(dict(printed.to_dict(), summary=data.to_dict())))
         else:

@@ -246,8 +246,21 @@ class ReportData:
 
     def to_dict(self) -> dict:
         """The ``summary`` of ``simulate -o json|yaml``."""
+        return self._to_dict({})
+
+    def to_json_dict(self) -> dict:
+        """:meth:`to_dict` for ``to_json``: a ``Checked`` dict when every fraction in it is a plain float
+        (its only floats: the distinct ones, a few hundred, are looked at here rather than every dict of
+        it by ``to_json``), else the plain dict."""
+        from pysched.report.serialize import Checked, plain_float  # (imported by the JSON output anyway)
+
+        rounded: dict[tuple[int, int], float] = {}
+        d = self._to_dict(rounded)
+        return Checked(d) if all(map(plain_float, rounded.values())) else d
+
+    def _to_dict(self, rounded: dict[tuple[int, int], float]) -> dict:
+        """The summary, every fraction in it kept in ``rounded`` (one memory for every row)."""
         c = self.counts
-        rounded: dict[tuple[int, int], float] = {}  # one memory of the fractions for every row
         return {
             "counts": {"simulated": c.simulated, "scheduled": c.scheduled, "unschedulable": c.unschedulable,
                        "gated": c.gated, "nominated": c.nominated, "errors": c.errors,
