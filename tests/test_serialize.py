@@ -106,3 +106,38 @@ def test_checked_dict_is_not_walked() -> None:
 
 def _refuse(*args: object, **kw: object) -> str:
     raise AssertionError("the standard library encoder ran")
+
+
+def _records(n: int, **last: object) -> list[dict]:
+    """``n`` dicts of scalars (a cycle's pod, pass, node), the last one with ``last`` added."""
+    rows: list[dict] = [{"pod": f"ns/p{i}", "pass": 1, "node": None, "ok": True} for i in range(n)]
+    rows[-1].update(last)
+    return rows
+
+
+@pytest.mark.parametrize(("data", "plain"), [
+    (_records(16), True),
+    (_records(40, fraction=0.25), True),
+    (_records(40, fraction=1e-05), False),
+    (_records(40, fraction=float("nan")), False),
+    (_records(40, victims=["a", "b"]), True),
+    (_records(40, victims=[1e-05]), False),
+    (_records(40, more={"deep": [{"x": 1e20}]}), False),
+    (_records(15, fraction=1e-05), False),
+    ([*_records(20), 1e-05], False),
+    ([*_records(20), Checked({"x": 1e-05})], True),  # (its maker checked it)
+    (tuple(_records(20, fraction=1e-05)), False),
+], ids=["scalars", "plain-float", "exponent", "nan", "nested-list", "nested-exponent", "deep-exponent",
+        "short-list", "float-item", "checked-item", "tuple"])
+def test_records_looked_at_at_once(data: list | tuple, plain: bool) -> None:
+    assert _plain(data) is plain
+    assert _plain({"cycles": data, "n": 1}) is plain
+    if all(type(x) is dict for x in data):
+        assert to_json({"cycles": data}) == stdlib({"cycles": data})
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.dictionaries(st.text(max_size=3), LEAF | st.lists(LEAF, max_size=2), max_size=3),
+                min_size=16, max_size=24))
+def test_many_records_byte_identical_to_the_standard_library(data: list[dict]) -> None:
+    assert to_json(data) == stdlib(data)
