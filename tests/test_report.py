@@ -26,7 +26,7 @@ from pysched.report.plain import render_plain
 from pysched.report.progress import DelayedProgress
 from pysched.report.table import render_simulation
 from pysched.scheduler.simulation import Simulation, SimulationOptions, SimulationResult
-from pysched.scheduler.trace import CycleTrace
+from pysched.scheduler.trace import CycleTrace, Outcome
 from pysched.snapshot.loader import load_snapshot
 from tests.golden import assert_golden
 
@@ -293,8 +293,59 @@ def test_json_summary_checked_when_its_fractions_are_plain(pairs: list[tuple[int
     from pysched.report.serialize import Checked, to_json
 
     nodes = [sm.NodeUsage(f"n{i}", used, total, 0, 1, 0, 1, zone=f"z{i % 2}") for i, (used, total) in enumerate(pairs)]
-    data = sm.ReportData([], sm.Summary(), [], nodes, sm.zone_usage(nodes))
+    data = sm.ReportData(sm.Summary(), [], nodes, sm.zone_usage(nodes))
     got = data.to_json_dict()
     assert isinstance(got, Checked) is checked
     assert got == data.to_dict()
     assert to_json({"summary": got}) == to_json({"summary": data.to_dict()})
+
+
+def _cycle(pass_no: int, pod: str, outcome: str | None, *, victims: list[str] | None = None,
+           message: str | None = None, gate: bool = False) -> CycleTrace:
+    return CycleTrace(pass_no, pod, 0, outcome=Outcome(outcome) if outcome else None, message=message,
+                      node="n1" if outcome == "Scheduled" else None, victims=victims,
+                      nominated_node="n2" if outcome == "Nominated" else None,
+                      preenqueue_reject=Status(Code.UnschedulableAndUnresolvable, "gated", plugin="SchedulingGates")
+                      if gate else None)
+
+
+TALLIES = {
+    "one-cycle-each": ([_cycle(1, "a", "Scheduled"), _cycle(1, "b", "Unschedulable", message="no fit"),
+                        _cycle(1, "c", "Unschedulable", message="no fit"), _cycle(1, "d", "Gated", gate=True)],
+                       [], []),
+    "later-cycles": ([_cycle(1, "a", "Unschedulable", message="x"), _cycle(1, "b", "Scheduled"),
+                      _cycle(2, "a", "Scheduled"), _cycle(2, "c", "Unschedulable", message="y"),
+                      _cycle(3, "c", "Unschedulable", message="z")], [], []),
+    "preemption": ([_cycle(1, "a", "Nominated", victims=["v1", "v2", "v1"]), _cycle(2, "a", "Nominated", victims=["v2", "v3"]),
+                    _cycle(3, "a", "Scheduled"), _cycle(1, "b", "Nominated", victims=None),
+                    _cycle(1, "c", "Nominated", victims=["v1"])], [], []),
+    "errors-and-none": ([_cycle(1, "a", "Error", message="boom"), _cycle(1, "b", None),
+                         _cycle(1, "c", "Waiting")], [], []),
+    "not-simulated": ([_cycle(1, "a", "Unschedulable", message="m")], [("ns/x", "why"), ("ns/a", "other")],
+                      [("ns/i", "ignored"), ("ns/j", "ignored")]),
+    "ties": ([_cycle(1, p, "Unschedulable", message=m) for p, m in
+              [("a", "b-msg"), ("b", "a-msg"), ("c", "b-msg"), ("d", "a-msg"), ("e", "c-msg")]], [], []),
+    "empty": ([], [], []),
+}
+
+
+@pytest.mark.parametrize("case", list(TALLIES), ids=list(TALLIES))
+def test_tallies_are_the_rows_counts_and_reasons(case: str, demo: SimulationResult) -> None:
+    cycles, not_simulated, ignored = TALLIES[case]
+    result = replace(demo, cycles=cycles, not_simulated=not_simulated, ignored_pods=ignored)
+    rows = sm.pod_rows(result)
+    assert sm.tallies(result) == (sm.summarize(result, rows), sm.reason_histogram(rows))
+    data = sm.report_data(result)
+    assert (data.counts, data.reasons) == (sm.summarize(result, rows), sm.reason_histogram(rows))
+    assert data.rows == rows  # read off the result when first asked for
+
+
+@pytest.mark.parametrize("case", ["scenarios/080-preemption", "scenarios/102-edge-preemption", "scenarios/011-mixed"])
+def test_tallies_of_scenarios(case: str) -> None:
+    conformance = ROOT / "tests" / "conformance"
+    path = conformance / f"{case}.yaml"
+    registry = in_tree_registry()
+    result = Simulation(load_snapshot([str(path)]), load_config(None, registry), registry,
+                        SimulationOptions(tie_break="name")).run()
+    rows = sm.pod_rows(result)
+    assert sm.tallies(result) == (sm.summarize(result, rows), sm.reason_histogram(rows))
