@@ -349,3 +349,27 @@ def test_tallies_of_scenarios(case: str) -> None:
                         SimulationOptions(tie_break="name")).run()
     rows = sm.pod_rows(result)
     assert sm.tallies(result) == (sm.summarize(result, rows), sm.reason_histogram(rows))
+
+
+def _usage_row(name: str, n: int, scalar: dict[str, tuple[int, int]] | None = None) -> sm.NodeUsage:
+    return sm.NodeUsage(name, n, 110, 100 * n + 7, 4000, (1 << 33) * n, 1 << 36, scalar or {}, zone=f"z{n % 2}")
+
+
+@pytest.mark.parametrize("nodes", [
+    [],
+    [_usage_row("a", 1)],
+    [_usage_row(f"n{i}", i) for i in range(30)],
+    [_usage_row("a", 1, {"example.com/gpu": (1, 2)}), _usage_row("b", 2),
+     _usage_row("c", 3, {"example.com/gpu": (0, 4), "a.io/fpga": (1, 1)})],
+], ids=["none", "one", "many", "scalars"])
+def test_total_usage_sums_every_count(nodes: list[sm.NodeUsage]) -> None:
+    t = sm.total_usage(nodes, "t")
+    assert (t.name, t.nodes, t.pods, t.pods_allocatable, t.milli_cpu, t.milli_cpu_allocatable, t.memory,
+            t.memory_allocatable) == ("t", len(nodes), *(sum(getattr(u, f) for u in nodes) for f in (
+                "pods", "pods_allocatable", "milli_cpu", "milli_cpu_allocatable", "memory", "memory_allocatable")))
+    scalar: dict[str, tuple[int, int]] = {}
+    for u in nodes:
+        for k, (r, a) in u.scalar.items():
+            scalar[k] = (scalar.get(k, (0, 0))[0] + r, scalar.get(k, (0, 0))[1] + a)
+    assert list(t.scalar.items()) == sorted(scalar.items())
+    assert sm.total_usage(nodes).name == f"total ({len(nodes)} nodes)"

@@ -205,15 +205,19 @@ def node_usage(result: SimulationResult) -> list[NodeUsage]:
     return out
 
 
+_SUMMED = tuple(attrgetter(f) for f in ("pods", "pods_allocatable", "milli_cpu", "milli_cpu_allocatable", "memory",
+                                         "memory_allocatable"))
+
+
 def total_usage(nodes: list[NodeUsage], name: str | None = None) -> NodeUsage:
-    t = NodeUsage(f"total ({len(nodes)} nodes)" if name is None else name, 0, 0, 0, 0, 0, 0, nodes=len(nodes))
+    # each count summed in C (integers: the same sums in any order); the scalar resources of the few nodes
+    # that have any, node by node
+    pods, pods_alloc, cpu, cpu_alloc, mem, mem_alloc = (sum(map(get, nodes)) for get in _SUMMED)
+    t = NodeUsage(f"total ({len(nodes)} nodes)" if name is None else name, pods, pods_alloc, cpu, cpu_alloc, mem,
+                  mem_alloc, nodes=len(nodes))
     for u in nodes:
-        t.pods += u.pods
-        t.pods_allocatable += u.pods_allocatable
-        t.milli_cpu += u.milli_cpu
-        t.milli_cpu_allocatable += u.milli_cpu_allocatable
-        t.memory += u.memory
-        t.memory_allocatable += u.memory_allocatable
+        if not u.scalar:
+            continue
         for k, (r, a) in u.scalar.items():
             r0, a0 = t.scalar.get(k, (0, 0))
             t.scalar[k] = (r0 + r, a0 + a)
