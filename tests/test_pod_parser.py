@@ -4,11 +4,12 @@ spec) against parse_pod and validate_pod themselves: the same Pods, the same err
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 
 import pytest
 
-from pysched.model.objects import FieldError, PodParser, parse_pod, validate_pod
+from pysched.model.objects import FieldError, ObjectMeta, PodParser, parse_pod, validate_pod
 
 
 def _view(x: object, depth: int = 0) -> object:
@@ -254,3 +255,43 @@ def test_expect_without_comparing_specs_read_by_orjson(pods: list[dict]) -> None
     for i, raw in enumerate(read):
         got = _outcome(lambda r, n: parser.parse(r, n, False, n), parser.validate, raw, i)
         assert got == _outcome(lambda r, n: parse_pod(r, n, False), validate_pod, raw, i), raw["metadata"]
+
+
+def _unset_fields(obj: object) -> list[str]:
+    return [f.name for f in dataclasses.fields(obj) if not hasattr(obj, f.name)]  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("pods", list(CASES.values()), ids=list(CASES))
+@pytest.mark.parametrize("ahead", [False, True], ids=["parse", "expect then parse"])
+def test_every_field_of_a_parsed_pod_is_set(pods: list[dict], ahead: bool) -> None:
+    # the parser stores a remembered spec's pod field by field (no __init__): none may be left out
+    parser = PodParser()
+    if ahead:
+        parser.expect(pods, range(len(pods)))
+    for i, raw in enumerate(pods):
+        try:
+            pod = parser.parse(raw, i, True, i if ahead else -1)
+        except FieldError:
+            continue
+        assert _unset_fields(pod) == [], raw["metadata"]
+        assert _unset_fields(pod.meta) == [], raw["metadata"]
+        assert dataclasses.astuple(pod.meta) == dataclasses.astuple(parse_pod(raw, i, True).meta)
+
+
+META_CASES = {
+    "name only": ({"name": "a"}, True, ("a", "default", "", {}, {}, "", [], None)),
+    "cluster-scoped": ({"name": "a", "namespace": "x"}, False, ("a", "", "", {}, {}, "", [], None)),
+    "empty namespace": ({"name": "a", "namespace": ""}, True, ("a", "default", "", {}, {}, "", [], None)),
+    "every field": ({"name": "a", "namespace": "ns", "uid": "u", "labels": {"k": "v"}, "annotations": {"x": "y"},
+                     "creationTimestamp": "2025-03-01T08:00:00Z", "ownerReferences": [{"kind": "ReplicaSet"}, 3],
+                     "deletionTimestamp": "2025-03-01T09:00:00Z"}, True,
+                    ("a", "ns", "u", {"k": "v"}, {"x": "y"}, "2025-03-01T08:00:00Z", [{"kind": "ReplicaSet"}],
+                     "2025-03-01T09:00:00Z")),
+}
+
+
+@pytest.mark.parametrize(("raw", "namespaced", "want"), list(META_CASES.values()), ids=list(META_CASES))
+def test_object_meta_fields(raw: dict, namespaced: bool, want: tuple) -> None:
+    meta = ObjectMeta.parse(raw, "metadata", namespaced)
+    assert _unset_fields(meta) == []
+    assert dataclasses.astuple(meta) == want
