@@ -9,7 +9,6 @@ from pysched.errors import QuantityError, SelectorError
 from pysched.model.labels import LabelSelector, NodeSelector
 from pysched.model.objects import Taint, Toleration, parse_pod
 from pysched.model.quantity import milli_to_value, to_milli
-from tests.builders import make_pod
 
 
 @pytest.mark.parametrize(("text", "milli"), [
@@ -147,37 +146,6 @@ def test_whole_quantities_read_as_the_exact_parser_reads_them(text: str) -> None
     quantity._cache.pop(text, None)
     exact = quantity.parse_quantity(text) * 1000
     assert to_milli(text) == -((-exact.numerator) // exact.denominator)
-
-
-def test_copy_pod_is_the_dataclass_replace_copy() -> None:
-    import dataclasses
-
-    from pysched.model.objects import copy_pod
-
-    pod = (make_pod("web").pod_req(cpu="100m").node_selector({"zone": "a"})
-           .toleration("k", operator="Exists").pod(7))
-    copied, replaced = copy_pod(pod), dataclasses.replace(pod)
-    assert copied is not pod
-    for f in dataclasses.fields(pod):
-        assert getattr(copied, f.name) is getattr(replaced, f.name) is getattr(pod, f.name), f.name
-    copied.node_name = "n1"
-    assert pod.node_name == ""
-
-
-def test_copy_pod_copies_every_field_of_pod() -> None:
-    """copy_pod names the fields of Pod one by one: each of them, a distinct object in the original, is
-    that same object in the copy (a field added to Pod and not to copy_pod fails here)."""
-    import dataclasses
-
-    from pysched.model.objects import Pod, copy_pod
-
-    names = [f.name for f in dataclasses.fields(Pod)]
-    pod = Pod(*(object() for _ in names))  # type: ignore[arg-type]
-    copied = copy_pod(pod)
-    assert copied is not pod
-    assert [getattr(copied, n) for n in names] == [getattr(pod, n) for n in names]
-    assert all(getattr(copied, n) is getattr(pod, n) for n in names)
-
 
 
 @pytest.mark.parametrize("kind", ["PersistentVolumeClaim", "PersistentVolume"])

@@ -649,21 +649,6 @@ class Pod:
         return any(is_pod_level_supported(k) for k in self.pod_requests)
 
 
-def copy_pod(pod: Pod) -> Pod:
-    """A shallow copy, as ``dataclasses.replace(pod)`` makes it (every field is an init field and Pod has
-    no ``__post_init__``), ten times cheaper: every field given positionally, in the order of the fields.
-    Each is read by name here rather than by ``operator.attrgetter``, which looks every name up on the
-    type again (about 150 instructions a field), where the interpreter reads a slot it has read before at
-    that place in a few (half the cost of the copy; the tests hold it to the fields of Pod)."""
-    p = pod
-    return Pod(p.meta, p.raw, p.node_name, p.scheduler_name, p.priority, p.priority_class_name,
-               p.preemption_policy, p.node_selector, p.node_affinity_required, p.node_affinity_preferred,
-               p.affinity, p.tolerations, p.spread_constraints, p.scheduling_gates, p.containers,
-               p.init_containers, p.overhead, p.pod_requests, p.host_network, p.volumes, p.resource_claims,
-               p.phase, p.start_time, p.nominated_node_name, p.conditions, p.index, p.requests, p.non0_cpu,
-               p.non0_mem, p.host_ports, p.key)
-
-
 def _with_defaults(reqs: dict[str, int], non_missing: Mapping[str, int] | None) -> dict[str, int]:
     if not non_missing:
         return reqs
@@ -996,7 +981,8 @@ def validate_pod(raw: Mapping, affinity_valid: bool = False) -> None:
 
 # the fields of a Pod that ``parse_pod`` reads from ``spec`` alone (pod affinity also from the namespace),
 # in the order of Pod's fields, and those ``derive_pod`` computes from them
-# (read by name, not by operator.attrgetter: see copy_pod)
+# (read by name, not by operator.attrgetter, which looks each name up on the type again: about 150
+# instructions a field, against a few for a slot read the interpreter has seen at that place before)
 def _spec_fields(p: Pod) -> tuple:
     return (p.scheduler_name, p.priority, p.priority_class_name, p.preemption_policy, p.node_selector,
             p.node_affinity_required, p.node_affinity_preferred, p.affinity, p.tolerations, p.spread_constraints,
