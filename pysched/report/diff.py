@@ -189,7 +189,7 @@ def side_of(result: SimulationResult, label: str, config: str, snapshot: list[st
             z.total[m] += total[m]
         empty += 0 if ni.pods else 1
     zones = dict(sorted(zones.items()))
-    side = Side(label, config, snapshot, sm.summarize(result), nodes, zones, empty_nodes=empty)
+    side = Side(label, config, snapshot, sm.tallies(result)[0], nodes, zones, empty_nodes=empty)
     for m in METRICS:
         side.node_spread[m] = spread_of([f for u in nodes.values() if (f := u.fraction(m)) is not None])
         side.zone_spread[m] = spread_of([f for u in zones.values() if (f := u.fraction(m)) is not None])

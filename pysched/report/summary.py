@@ -112,6 +112,8 @@ class Summary:
 
 
 def summarize(result: SimulationResult, rows: list[PodRow] | None = None) -> Summary:
+    """The counts read row by row: the definition that :func:`tallies`, which the reports use, is tested
+    against."""
     rows = pod_rows(result) if rows is None else rows
     s = Summary(nodes=result.nodes, cycles=len(result.cycles), profiles=list(result.profiles),
                 passes=max((c.pass_no for c in result.cycles), default=0))
@@ -134,7 +136,8 @@ class ReasonCount:
 
 
 def reason_histogram(rows: list[PodRow]) -> list[ReasonCount]:
-    """Unschedulable pods grouped by their final FailedScheduling message: most pods first, then by text."""
+    """Unschedulable pods grouped by their final FailedScheduling message: most pods first, then by text (row
+    by row: the definition :func:`tallies` is tested against)."""
     groups: dict[str, list[str]] = {}
     for r in rows:
         if r.outcome == UNSCHEDULABLE:
