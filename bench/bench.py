@@ -846,7 +846,7 @@ def main() -> None:
                 continue
             r = child(path, "schedule")
             print(f"{'SchedulingBasic/scaling':32} {nodes:6d} {measured:6d} {r['examined']:10d} "
-                  f"{r['schedule_cpu_s']:11.2f} {1e6 * r['schedule_cpu_s'] / max(r['examined'], 1):11.3f}",
+                  f"{r['schedule_cpu_s']:11.3f} {1e6 * r['schedule_cpu_s'] / max(r['examined'], 1):11.3f}",
                   flush=True)
         for factor in (1, 4):  # linear loading: a 4x larger file must load in at most 5x the time
             base_nodes = max(1, round(1250 * args.scale))
