@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import numpy as np
 import pytest
 
 from pysched.errors import InputError
+from pysched.framework.batch import BatchVerdict
 from pysched.framework.config import load_config
 from pysched.framework.cycle_state import CycleState
 from pysched.framework.interface import Handle
@@ -17,6 +19,7 @@ from pysched.model.storage import ANN_SELECTED_NODE
 from pysched.plugins import in_tree_registry, nodevolumelimits, volumebinding, volumerestrictions, volumezone
 from pysched.scheduler.simulation import Simulation, SimulationOptions
 from pysched.snapshot.cluster import ClusterState
+from pysched.snapshot.columns import columns_for
 from pysched.snapshot.loader import Document, build_cluster
 
 ZONE = "topology.kubernetes.io/zone"
@@ -134,6 +137,30 @@ class World:
         return state, st, {ni.name: plugin.filter(state, p, ni) for ni in self.state.node_infos}
 
 
+def batch_and_filter(w: World, plugin: Any, pod_name: str) -> tuple[BatchVerdict | None, dict[str, Status | None]]:
+    """PreFilter, then the plugin's batched verdict over every node row, then ``filter`` on every node (after
+    the verdict: it must not lean on what ``filter`` records). Asserts that a verdict, when there is one,
+    is ``filter``'s on every row, the rejected rows' code and reasons too."""
+    state = CycleState()
+    p = w.pod(pod_name)
+    _, st = plugin.pre_filter(state, p, w.state.node_infos)
+    assert st is None
+    cols = columns_for(w.state)
+    verdict = plugin.batch_filter(state, p, cols)
+    want = {ni.name: plugin.filter(state, p, ni) for ni in w.state.node_infos}
+    if verdict is not None:
+        assert_verdict_is(verdict, cols.names_arr.tolist(), want)
+    return verdict, want
+
+
+def assert_verdict_is(verdict: BatchVerdict, names: list[str], want: dict[str, Status | None]) -> None:
+    assert {n: bool(ok) for n, ok in zip(names, verdict.ok.tolist(), strict=True)} == \
+        {n: st is None or st.code == Code.Success for n, st in want.items()}
+    rejected = [r for r, n in enumerate(names) if not verdict.ok[r]]
+    got = verdict.statuses(np.array(rejected, dtype=np.int64))
+    assert [(s.code, s.reasons) for s in got] == [(want[names[r]].code, want[names[r]].reasons) for r in rejected]
+
+
 def verdicts(filters: dict[str, Status | None]) -> dict[str, str]:
     """node -> 'ok' or 'Code: reasons'."""
     return {n: "ok" if s is None or s.code == Code.Success else f"{s.code.name}: {', '.join(s.reasons)}"
@@ -191,6 +218,8 @@ def test_volume_binding_prefilter(objects, code, reason) -> None:
 
 # --------------------------------------------------------------------------- VolumeBinding: Filter
 
+_EBS_PV = {"awsElasticBlockStore": {"volumeID": "vol-1"}}
+
 FILTER_CASES = [
     ("bound-pv-node-affinity", [pv("v", zone="zone-a", claim="c"), pvc("c", volume="v", bound=True)],
      {"a1": "ok", "b1": f"UnschedulableAndUnresolvable: {REASON_NODE}"}),
@@ -244,6 +273,32 @@ def test_volume_binding_filter(objects, expected) -> None:
     _, st, filters = w.run(w.vb, "p")
     assert st is None
     assert verdicts(filters) == expected
+
+
+# every FILTER_CASES case, and these: whether VolumeBinding gives a batched verdict (only when no node can
+# matter: bound claims, volumes neither in-tree nor with node affinity, or a missing one first)
+VB_BATCH_CASES = [
+    ("bound-csi-pvs", [pv("v1", claim="c1"), pv("v2", claim="c2"), pvc("c1", volume="v1", bound=True),
+                       pvc("c2", volume="v2", bound=True)], True),
+    ("missing-pv-after-bound-csi", [pv("v1", claim="c1"), pvc("c1", volume="v1", bound=True),
+                                    pvc("c2", volume="gone", bound=True)], True),
+    ("missing-pv-after-affinity", [pv("v1", zone="zone-b", claim="c1"), pvc("c1", volume="v1", bound=True),
+                                   pvc("c2", volume="gone", bound=True)], False),
+    # no node affinity, but translated on a1 (migrated) it gets one from the zone label
+    ("bound-in-tree", [csi_node("a1", ("ebs.csi.aws.com", 10, []), migrated="kubernetes.io/aws-ebs"),
+                       pv("v1", claim="c1", source=_EBS_PV, labels={ZONE: "zone-b"}),
+                       pvc("c1", volume="v1", bound=True)], False),
+    ("bound-and-delayed", [WFFC, pv("v1", claim="c1"), pvc("c1", volume="v1", bound=True), pvc("c2")], False),
+    *[(c[0], c[1], c[0] == "bound-pv-missing") for c in FILTER_CASES],
+]
+
+
+@pytest.mark.parametrize(("objects", "has_verdict"), [c[1:] for c in VB_BATCH_CASES], ids=[c[0] for c in VB_BATCH_CASES])
+def test_volume_binding_batch_verdict_is_filter(objects, has_verdict: bool) -> None:
+    claims = [o["metadata"]["name"] for o in objects if o["kind"] == "PersistentVolumeClaim"]
+    w = World(*NODES, *objects, pod("p", *claims))
+    verdict, _ = batch_and_filter(w, w.vb, "p")
+    assert (verdict is not None) is has_verdict
 
 
 def test_smallest_fitting_pv_is_chosen() -> None:
@@ -608,3 +663,4 @@ def test_storage_kinds_are_read_not_ignored() -> None:
     assert set(cluster.storage_classes) == {"wffc"} and set(cluster.csi_nodes) == {"a1"}
     assert cluster.csi_drivers[EBS].attach_required and not cluster.csi_drivers[EBS].storage_capacity
     assert cluster.volume_attachments[0].pv_name == "v"
+

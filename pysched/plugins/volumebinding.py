@@ -17,8 +17,11 @@ on, StorageCapacityScoring off, so the plugin never scores):
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
+from pysched.framework.batch import BatchVerdict, every_row_passes
 from pysched.framework.cycle_state import CycleState, StateData
 from pysched.framework.interface import (
     FilterPlugin,
@@ -54,6 +57,9 @@ from pysched.model.storage import (
 from pysched.plugins.helper import decode_plugin_args
 from pysched.snapshot.cluster import Cluster, StorageState
 from pysched.snapshot.nodeinfo import NodeInfo
+
+if TYPE_CHECKING:
+    from pysched.snapshot.columns import NodeColumns
 
 NAME = "VolumeBinding"
 STATE_KEY = NAME
@@ -357,6 +363,27 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
         s.has_static_bindings = s.has_static_bindings or bool(volumes.static)
         return None
 
+    def batch_filter(self, state: CycleState, pod: Pod, cols: NodeColumns) -> BatchVerdict | None:
+        """Filter's verdict on every row when it provably does not depend on the node: every claim bound
+        (nothing to match or provision) to a CSI or other non-migratable volume without node affinity, or
+        one of them bound to a missing volume (every node rejected alike). None otherwise, and whenever
+        ``filter`` could return an Error. ``filter`` would record an empty ``PodVolumes`` per node; with
+        only bound claims Reserve then finds every volume bound and never reads it."""
+        s = state.read(STATE_KEY)
+        if s is None or s.claims is None:
+            return None
+        claims = s.claims
+        if claims.delayed or claims.immediate:
+            return None
+        storage = self.storage
+        for pvc in claims.bound:  # in filter's order: the first missing volume decides before later ones
+            pv = storage.volume(pvc.volume_name, assumed=True)
+            if pv is None:
+                return _every_row_rejected(cols, Status.unresolvable(ERR_REASON_PV_NOT_EXIST))
+            if pv.in_tree or pv.node_affinity is not None:
+                return None  # (translation per CSINode, or node labels: the per-node path decides)
+        return BatchVerdict(every_row_passes(cols), _no_statuses)
+
     def find_pod_volumes(self, claims: _Claims, node: Node) -> tuple[PodVolumes, list[str]]:
         """Upstream ``FindPodVolumes``: the volumes for the node, or the reasons it cannot have them.
         Raises ``BinderError`` where upstream returns an error."""
@@ -574,6 +601,19 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
                 seen.add(key)
                 out.append(decisions[key])
         return out
+
+
+def _no_statuses(rows: np.ndarray) -> list[Status]:
+    if len(rows):
+        raise ValueError("VolumeBinding: statuses asked of rows its verdict let through")
+    return []
+
+
+def _every_row_rejected(cols: NodeColumns, status: Status) -> BatchVerdict:
+    """A verdict rejecting every row with one shared ``status``."""
+    ok = np.zeros(cols.n, dtype=bool)
+    ok.flags.writeable = False
+    return BatchVerdict(ok, lambda rows: [status] * len(rows))
 
 
 def _bare_node(name: str) -> Node:
