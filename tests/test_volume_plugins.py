@@ -4,10 +4,12 @@ CSI objects: the edge cases of upstream's plugin tests, table-driven."""
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from pysched.errors import InputError
 from pysched.framework.batch import BatchVerdict
@@ -17,6 +19,7 @@ from pysched.framework.interface import Handle
 from pysched.framework.status import Code, Status
 from pysched.model.storage import ANN_SELECTED_NODE
 from pysched.plugins import in_tree_registry, nodevolumelimits, volumebinding, volumerestrictions, volumezone
+from pysched.report.serialize import to_json
 from pysched.scheduler.simulation import Simulation, SimulationOptions
 from pysched.snapshot.cluster import ClusterState
 from pysched.snapshot.columns import columns_for
@@ -588,6 +591,68 @@ def test_node_volume_limits(objects, expected, batched: bool) -> None:
         assert verdicts(filters) == expected
 
 
+_PX = "pxd.portworx.com"
+_ALIEN_EPHEMERAL = {"ephemeral": {"volumeClaimTemplate": {"spec": {}}}}
+# every LIMIT_CASES case, and these: whether NodeVolumeLimits gives a batched verdict (not when filter could
+# return an Error or a lookup's own status on some node)
+NVL_BATCH_CASES = [
+    ("no-csinode", [pv("v1", claim="c1"), pvc("c1", volume="v1", bound=True), pod("p", "c1")], True),
+    ("shared-volume-still-over", [csi_node("a1", (EBS, 1, [])), pv("v1", claim="c1"), pv("v2", claim="c2"),
+                                  pv("v3", claim="c3"), pvc("c1", volume="v1", bound=True),
+                                  pvc("c3", volume="v3", bound=True), pod("e1", "c1", node_name="a1"),
+                                  {"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttachment",
+                                   "metadata": {"name": "va"}, "spec": {"attacher": EBS, "nodeName": "a1",
+                                                                         "source": {"persistentVolumeName": "v2"}}},
+                                  pod("p", "c1", "c3")], True),
+    ("shared-volume-fits-there-only", [csi_node("a1", (EBS, 2, [])), csi_node("b1", (EBS, 1, [])),
+                                       pv("v1", claim="c1"), pv("v2", claim="c2"), pvc("c1", volume="v1", bound=True),
+                                       pvc("c2", volume="v2", bound=True), pod("e1", "c1", node_name="a1"),
+                                       pod("p", "c1", "c2")], True),
+    ("two-drivers", [csi_node("a1", (EBS, 1, []), ("other.csi", 0, [])), csi_node("b1", ("other.csi", 1, [])),
+                     pv("v1", claim="c1"), pv("o1", claim="d1", source={"csi": {"driver": "other.csi",
+                                                                                  "volumeHandle": "o1"}}),
+                     pvc("c1", volume="v1", bound=True), pvc("d1", volume="o1", bound=True), pod("p", "c1", "d1")],
+     True),
+    ("portworx-migrated-on-one-node", [csi_node("a1", (_PX, 0, []), migrated="kubernetes.io/portworx-volume"),
+                                       csi_node("b1", (_PX, 0, [])),
+                                       pod("p", d={"portworxVolume": {"volumeID": "px-1"}})], True),
+    ("missing-claim", [csi_node("a1", (EBS, 5, [])), pod("p", "nope")], False),
+    ("usage-error-on-limited-node", [csi_node("a1", (EBS, 5, [])), pvc("e1-d", owner="other"),
+                                     pv("v1", claim="c1"), pvc("c1", volume="v1", bound=True),
+                                     pod("e1", node_name="a1", d=_ALIEN_EPHEMERAL), pod("p", "c1")], False),
+    ("usage-error-on-unlimited-node", [csi_node("b1", (EBS, 5, [])), pvc("e1-d", owner="other"),
+                                       pv("v1", claim="c1"), pvc("c1", volume="v1", bound=True),
+                                       pod("e1", node_name="a1", d=_ALIEN_EPHEMERAL), pod("p", "c1")], True),
+    *[(c[0], c[1], c[0] != "azure-disk-shared-kind-is-an-error") for c in LIMIT_CASES],
+]
+
+
+@pytest.mark.parametrize(("objects", "has_verdict"), [c[1:] for c in NVL_BATCH_CASES],
+                         ids=[c[0] for c in NVL_BATCH_CASES])
+def test_node_volume_limits_batch_verdict_is_filter(objects, has_verdict: bool) -> None:
+    w = World(*NODES, *objects)
+    for _ in range(2):  # the second time from the rows it kept
+        verdict, _ = batch_and_filter(w, w.nvl, "p")
+        assert (verdict is not None) is has_verdict
+
+
+def test_node_volume_limits_batch_verdict_follows_binds_and_storage() -> None:
+    """The kept rows are read again when a pod joins a node (the columns' row log) and when a claim or
+    volume an existing pod's usage read changes (StorageState.changes)."""
+    w = World(*NODES, csi_node("a1", (EBS, 1, [])), csi_node("b1", (EBS, 1, [])), WFFC, pv("v2", claim="c2"),
+              pv("v3", claim="c3"), pvc("c1"), pvc("c2", volume="v2", bound=True), pvc("c3", volume="v3", bound=True),
+              pod("e1", "c1", node_name="a1"), pod("e3", "c3"), pod("p", "c2"))
+    verdict, want = batch_and_filter(w, w.nvl, "p")
+    assert verdict is not None and verdicts(want) == {"a1": EXCEED, "b1": "ok"}
+    w.state.bind(w.pod("e3"), "b1")
+    verdict, want = batch_and_filter(w, w.nvl, "p")
+    assert verdict is not None and verdicts(want) == {"a1": EXCEED, "b1": EXCEED}
+    storage = w.nvl.storage
+    storage.bind_static(storage.claim("default", "c1"), storage.volume("v2"))  # e1's volume is now p's
+    verdict, want = batch_and_filter(w, w.nvl, "p")
+    assert verdict is not None and verdicts(want) == {"a1": "ok", "b1": EXCEED}
+
+
 def test_node_volume_limits_forgets_what_a_binding_changed() -> None:
     """The batched path keeps the attachable volumes of the pods already on a node; once a claim of theirs
     is bound (here to the new pod's volume, which then is no longer new) it reads them again."""
@@ -664,3 +729,111 @@ def test_storage_kinds_are_read_not_ignored() -> None:
     assert cluster.csi_drivers[EBS].attach_required and not cluster.csi_drivers[EBS].storage_capacity
     assert cluster.volume_attachments[0].pv_name == "v"
 
+
+# --------------------------------------------------------------------------- both paths, generated clusters
+
+def volume_cluster(seed: int, n_nodes: int, n_running: int, n_pending: int) -> list[dict]:
+    """Nodes with and without CSINodes (small limits for two CSI drivers, some without a count, some listing
+    Portworx or EBS as migrated), claims bound to CSI volumes (some with zone affinity, some shared by many
+    pods, some attached through VolumeAttachments), to missing or in-tree volumes, unbound delayed claims,
+    inline EBS and Portworx volumes; running pods on the nodes and pending ones of two priorities."""
+    rng = random.Random(seed)
+    names = [f"n{i:03d}" for i in range(n_nodes)]
+    objects: list[dict] = [node(n, rng.choice(["zone-a", "zone-b"])) for n in names]
+    for n in names:
+        if rng.random() < 0.15:
+            continue
+        drivers = [(EBS, rng.choice([0, 1, 1, 2, 3, None]), [ZONE])]
+        if rng.random() < 0.5:
+            drivers.append(("ebs.csi.aws.com", rng.choice([1, 2]), []))
+        if rng.random() < 0.3:
+            drivers.append((_PX, rng.choice([0, 1]), []))
+        migrated = rng.choice([None, None, "kubernetes.io/portworx-volume", "kubernetes.io/aws-ebs"])
+        objects.append(csi_node(n, *drivers, migrated=migrated))
+    objects.append(WFFC)
+    claims: list[str] = []
+    for j in range(max(8, n_pending // 2)):
+        c = f"c{j:03d}"
+        claims.append(c)
+        kind = rng.random()
+        if kind < 0.5:
+            objects += [pv(f"v{j:03d}", claim=c, zone=rng.choice([None, None, None, "zone-a"])),
+                        pvc(c, volume=f"v{j:03d}", bound=True)]
+            if rng.random() < 0.1:
+                objects.append({"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttachment",
+                                "metadata": {"name": f"va{j}"},
+                                "spec": {"attacher": EBS, "nodeName": rng.choice(names),
+                                         "source": {"persistentVolumeName": f"v{j:03d}"}}})
+        elif kind < 0.6:
+            objects.append(pvc(c, volume="gone", bound=True))
+        elif kind < 0.7:
+            objects += [pv(f"v{j:03d}", claim=c, source={"awsElasticBlockStore": {"volumeID": f"vol-{j}"}},
+                           labels={ZONE: "zone-a"}), pvc(c, volume=f"v{j:03d}", bound=True)]
+        else:
+            objects.append(pvc(c))
+
+    def volumes(k: int) -> tuple[list[str], dict[str, dict]]:
+        picked = rng.sample(claims[:8], 1) if rng.random() < 0.3 else []  # a few claims many pods share
+        picked += rng.sample(claims, k)
+        inline: dict[str, dict] = {}
+        if rng.random() < 0.2:
+            inline["ebs"] = _ebs(f"vol-inline-{rng.randrange(6)}")
+        if rng.random() < 0.1:
+            inline["px"] = {"portworxVolume": {"volumeID": f"px-{rng.randrange(4)}"}}
+        return list(dict.fromkeys(picked)), inline
+
+    for i in range(n_running):
+        picked, inline = volumes(rng.randrange(3))
+        objects.append(pod(f"r{i:03d}", *picked, node_name=rng.choice(names), **inline))
+    for i in range(n_pending):
+        picked, inline = volumes(rng.randrange(1, 4))
+        objects.append(pod(f"p{i:03d}", *picked, priority=rng.choice([0, 0, 10]), **inline))
+    return objects
+
+
+def _traces(objects: list[dict]) -> tuple[str, str]:
+    """The ``--trace`` JSON of the batched path and of the reference path."""
+    out = {}
+    registry = in_tree_registry()
+    config = load_config(None, registry)
+    for batched in (True, False):
+        cluster = build_cluster([(Document("t", i + 1, o), o, "") for i, o in enumerate(objects)])
+        result = Simulation(cluster, config, registry, SimulationOptions(trace=True, batched=batched)).run()
+        out[batched] = to_json(result.to_dict())
+    return out[True], out[False]
+
+
+def _count_verdicts(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[int]]:
+    """Per plugin: [verdicts given, None returned] by its batch_filter from now on."""
+    counts: dict[str, list[int]] = {}
+    for cls in (nodevolumelimits.NodeVolumeLimits, volumebinding.VolumeBinding):
+        tally = counts[cls.NAME] = [0, 0]
+
+        def counted(self: Any, state: Any, pod: Any, cols: Any, _f: Any = cls.batch_filter,
+                    _t: list[int] = tally) -> Any:
+            v = _f(self, state, pod, cols)
+            _t[0 if v is not None else 1] += 1
+            return v
+
+        monkeypatch.setattr(cls, "batch_filter", counted)
+    return counts
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_volume_clusters_print_the_same_trace_on_both_paths(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over 64 nodes (the batched Filter's least): the volume plugins' verdicts, where given, are their
+    Filter's; limits are hit, and both plugins give verdicts for some pods."""
+    counts = _count_verdicts(monkeypatch)
+    fast, reference = _traces(volume_cluster(seed, 70, 60, 80))
+    assert fast == reference
+    rejected_by = {st.get("plugin") for c in json.loads(fast)["cycles"] for st in (c.get("filter") or {}).values()}
+    assert {"NodeVolumeLimits", "VolumeBinding"} <= rejected_by
+    assert all(given_ > 0 for given_, _ in counts.values()), counts
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 100_000), nodes=st.integers(64, 90), running=st.integers(0, 120),
+       pending=st.integers(10, 60))
+def test_volume_clusters_agree_on_both_paths(seed: int, nodes: int, running: int, pending: int) -> None:
+    fast, reference = _traces(volume_cluster(seed, nodes, running, pending))
+    assert fast == reference

@@ -11,12 +11,15 @@ their CSI driver.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
+from pysched.framework.batch import BatchVerdict, every_row_passes
 from pysched.framework.cycle_state import CycleState, StateData
 from pysched.framework.interface import FilterPlugin, Handle, PreFilterPlugin, PreFilterResult
-from pysched.framework.status import PRE_FILTER_SKIP, Status
+from pysched.framework.status import PRE_FILTER_SKIP, Code, Status
 from pysched.model.objects import Pod
 from pysched.model.storage import (
     CSI_DRIVER_OF_IN_TREE_PLUGIN,
@@ -34,12 +37,18 @@ from pysched.plugins.volumebinding import storage_of
 from pysched.snapshot.cluster import StorageState
 from pysched.snapshot.nodeinfo import NodeInfo
 
+if TYPE_CHECKING:
+    from pysched.snapshot.columns import NodeColumns
+
 NAME = "NodeVolumeLimits"
 ERR_REASON_MAX_VOLUME_COUNT = "node(s) exceed max volume count"
 # upstream's random prefix of the handles it makes up for claims without a volume (only equality matters)
 VOLUME_ID_PREFIX = "pysched-unbound"
 _MIGRATION_ON = ("kubernetes.io/aws-ebs", "kubernetes.io/gce-pd", "kubernetes.io/azure-disk", "kubernetes.io/cinder")
 _PORTWORX = "kubernetes.io/portworx-volume"
+# room of a row without a limit for a driver (no count of new volumes reaches it); limits beyond it: no verdict
+_NO_LIMIT = 1 << 62
+_REJECTED = (Code.Unschedulable, Code.UnschedulableAndUnresolvable)
 
 
 STATE_KEY = "PreFilter" + NAME
@@ -87,6 +96,73 @@ def volume_limits(csi_node: CSINode | None) -> dict[str, int]:
     return {d.name: d.allocatable for d in csi_node.drivers if d.allocatable is not None}
 
 
+def csi_kind(csi_node: CSINode | None) -> bool | None:
+    """What the attachable volumes of a pod depend on in a CSINode: none (None), or whether it lists
+    Portworx as migrated (every other migration is on whenever there is a CSINode)."""
+    return None if csi_node is None else _PORTWORX in csi_node.migrated_plugins()
+
+
+class _Rows:
+    """Per node row of one ``NodeColumns``, what Filter reads of the node, for the batched verdict: its
+    kind of CSINode, its limits, and, where it has some, its room per driver (limit - count of
+    ``_usage``), the volumes its pods attach (indexed by volume) and whether ``_usage`` failed. Rows are
+    read again when the columns read their node again (``row_log``: a pod joined or left) and when a
+    claim or volume their usage read changed (``stale``)."""
+
+    __slots__ = ("attached", "cols", "error", "kinds", "limited", "limits", "on_rows", "pos", "room", "storage",
+                 "usable")
+
+    def __init__(self, cols: NodeColumns, storage: StorageState) -> None:
+        self.cols = cols
+        self.storage = storage
+        self.pos = len(cols.row_log)
+        n = cols.n
+        self.limits: list[dict[str, int]] = []
+        # kind of CSINode -> (one CSINode of that kind, its rows)
+        self.kinds: dict[bool | None, tuple[CSINode | None, np.ndarray]] = {}
+        self.room: dict[str, np.ndarray] = {}
+        self.error = np.zeros(n, dtype=bool)
+        self.attached: list[dict[str, str]] = [{} for _ in range(n)]
+        self.on_rows: dict[str, set[int]] = {}  # ``driver/handle`` -> the rows whose pods attach it
+        kind_of: list[bool | None] = []
+        for i, ni in enumerate(cols.infos):
+            csi_node = storage.csi_nodes.get(ni.name)
+            kind = csi_kind(csi_node)
+            kind_of.append(kind)
+            if kind not in self.kinds:
+                self.kinds[kind] = (csi_node, np.zeros(0, dtype=bool))
+            limits = volume_limits(csi_node)
+            self.limits.append(limits)
+            for driver, limit in limits.items():
+                room = self.room.get(driver)
+                if room is None:
+                    room = self.room[driver] = np.full(n, _NO_LIMIT, dtype=np.int64)
+                room[i] = limit
+        for kind, (csi_node, _) in list(self.kinds.items()):
+            self.kinds[kind] = (csi_node, np.fromiter((k is kind for k in kind_of), dtype=bool, count=n))
+        self.limited = np.fromiter((bool(lim) for lim in self.limits), dtype=bool, count=n)
+        # whether every limit fits the arrays (a CSINode's count is an int32 in the API)
+        self.usable = all(-_NO_LIMIT < lim < _NO_LIMIT for limits in self.limits for lim in limits.values())
+
+    def read(self, i: int, usage: tuple[dict[str, str], dict[str, int]] | _LookupError) -> None:
+        """Row ``i`` from its ``_usage``."""
+        for unique in self.attached[i]:
+            rows = self.on_rows.get(unique)
+            if rows is not None:
+                rows.discard(i)
+        if isinstance(usage, _LookupError):
+            self.error[i] = True
+            self.attached[i] = {}
+            return
+        self.error[i] = False
+        attached, counts = usage
+        self.attached[i] = attached
+        for unique in attached:
+            self.on_rows.setdefault(unique, set()).add(i)
+        for driver, limit in self.limits[i].items():
+            self.room[driver][i] = limit - counts.get(driver, 0)
+
+
 class NodeVolumeLimits(PreFilterPlugin, FilterPlugin):
     NAME = NAME
 
@@ -99,6 +175,8 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin):
         self._kept: dict[object, tuple[object, object]] = {}  # key -> (whose, volumes or _LookupError)
         self._readers: dict[str, list[object]] = {}  # "claim:<ns/name>" / "volume:<name>" -> keys of _kept
         self._seen: tuple[StorageState | None, int] = (None, 0)
+        self._stale: set[str] = set()  # nodes whose kept usage was dropped since ``_rows`` last read them
+        self._rows: _Rows | None = None  # the batched verdict's per-row usage
 
     @property
     def storage(self) -> StorageState:
@@ -166,6 +244,89 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin):
                 return Status.unschedulable(ERR_REASON_MAX_VOLUME_COUNT)
         return None
 
+    # ------------------------------------------------------------------ batched verdict
+    def batch_filter(self, state: CycleState, pod: Pod, cols: NodeColumns) -> BatchVerdict | None:
+        """``filter`` on every row: the pod's new volumes once per kind of CSINode, each driver's count of
+        them against the rows' room; rows whose pods already attach one of them (not new there) go
+        through ``filter`` itself. None when ``filter`` could return an Error for some row (a lookup of
+        the pod's volumes or of a limited row's usage failed) or the rows are not the simulation's own."""
+        handle = self.handle
+        if handle is None or not handle.batched or state.read(STATE_KEY) is None:
+            return None
+        if not pod.volumes:
+            return BatchVerdict(every_row_passes(cols), _no_statuses)
+        storage = self.storage
+        if cols.infos is not handle.snapshot.node_infos:
+            return None
+        rows = self._rows_of(cols, storage)
+        if rows is None:
+            return None
+        bad: np.ndarray | None = None
+        exact: set[int] = set()  # rows some of whose pods attach one of the new volumes
+        for csi_node, of_kind in rows.kinds.values():
+            try:
+                new = self._new_volumes(state, storage, pod, csi_node)
+            except _LookupError:
+                return None  # an Error or the lookup's status on every row of this kind: the per-node path
+            if not new:
+                continue
+            judged = of_kind & rows.limited
+            if (judged & rows.error).any():
+                return None
+            adding: dict[str, int] = {}
+            for unique, driver in new.items():
+                adding[driver] = adding.get(driver, 0) + 1
+                exact.update(r for r in rows.on_rows.get(unique, ()) if of_kind[r])
+            for driver, n in adding.items():
+                room = rows.room.get(driver)
+                if room is not None:
+                    over = judged & (room < n)
+                    bad = over if bad is None else bad | over
+        if exact:
+            if bad is None:
+                bad = np.zeros(cols.n, dtype=bool)
+            infos = cols.infos
+            for i in exact:
+                st = self.filter(state, pod, infos[i])
+                if st is not None and st.code not in _REJECTED:
+                    return None
+                bad[i] = st is not None
+        if bad is None or not bad.any():
+            return BatchVerdict(every_row_passes(cols), _no_statuses)
+        rejected = Status.unschedulable(ERR_REASON_MAX_VOLUME_COUNT)  # (filter's one rejection)
+        return BatchVerdict(~bad, lambda at: [rejected] * len(at))
+
+    def _rows_of(self, cols: NodeColumns, storage: StorageState) -> _Rows | None:
+        """The per-row usage of ``cols``, brought up to date; None when a limit does not fit the arrays."""
+        self._forget_changed(storage)
+        rows = self._rows
+        todo: Iterable[int]
+        if rows is None or rows.cols is not cols or rows.storage is not storage:
+            rows = self._rows = _Rows(cols, storage)
+            self._stale.clear()
+            if not rows.usable:
+                return None
+            todo = np.flatnonzero(rows.limited).tolist()
+        elif not rows.usable:
+            return None
+        else:
+            log = cols.row_log
+            if rows.pos == len(log) and not self._stale:
+                return rows
+            todo = set(log[rows.pos:])
+            if self._stale:
+                index = cols.index
+                todo.update(index[name] for name in self._stale if name in index)
+                self._stale.clear()
+        rows.pos = len(cols.row_log)
+        infos = cols.infos
+        csi_nodes = storage.csi_nodes
+        for i in todo:
+            if rows.limits[i]:
+                ni = infos[i]
+                rows.read(i, self._kept_usage(storage, ni, csi_nodes.get(ni.name)))
+        return rows
+
     def _usage(self, storage: StorageState, node: NodeInfo, csi_node: CSINode | None, volumes_of: Any,
                attachments_of: Any) -> tuple[dict[str, str], dict[str, int]] | _LookupError:
         """The node's attached volumes (``driver/handle`` -> driver, of the pods on it) and the count per driver
@@ -225,6 +386,8 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin):
         for change in changes[seen:]:
             for key in self._readers.pop(change, ()):
                 self._kept.pop(key, None)
+                if key[0] == "usage":  # type: ignore[index]
+                    self._stale.add(key[1])  # type: ignore[index]
         self._seen = (storage, len(changes))
 
     def _remember(self, key: object, whose: object, value: object, reads: list[str]) -> None:
@@ -366,6 +529,12 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin):
                 continue
             out[f"{va.attacher}/{pv.csi_handle}"] = va.attacher
         return out
+
+
+def _no_statuses(rows: np.ndarray) -> list[Status]:
+    if len(rows):
+        raise ValueError("NodeVolumeLimits: statuses asked of rows its verdict let through")
+    return []
 
 
 PLUGIN = NodeVolumeLimits
