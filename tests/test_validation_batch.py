@@ -525,3 +525,18 @@ def test_repeated_specs_are_checked_once_and_say_what_the_walk_says(
     if culprits == []:  # every spec but the first checked with it, or as that of a pod found clean
         assert sum(stripped) == len(objects) - 1
     assert sum(stripped) > 0
+
+
+@pytest.mark.parametrize("plain", [True, False], ids=["plain", "exact"])
+def test_lists_flattened_for_the_batch_check_keep_every_item(plain: bool) -> None:
+    # the items of lists (of strings, of objects) are gathered with list.extend (``_flatten``): a culprit in
+    # the last list of many is found, and the items keep their order
+    assert validation._flatten([["a"], [], ["b", "c"], ["d"]]) == ["a", "b", "c", "d"]
+    image = {"names": ["docker.io/library/nginx:1.27"], "sizeBytes": 1}
+    status = {"images": [copy.deepcopy(image) for _ in range(50)]}
+    assert validation._batch_clean({"V1NodeStatus": [copy.deepcopy(status) for _ in range(4)]}, plain)
+    for bad in ({"names": ["a", 5], "sizeBytes": 1}, {"names": ["a"], "sizeByte": 1}, "image", None):
+        statuses = [copy.deepcopy(status) for _ in range(4)]
+        statuses[-1]["images"][-1] = bad
+        expected = bad is None  # (a null item holds nothing to check)
+        assert validation._batch_clean({"V1NodeStatus": statuses}, plain) is expected, bad
