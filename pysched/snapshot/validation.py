@@ -729,7 +729,9 @@ def _window_clean(groups: dict[str, list[dict]], plain: bool = False,
     batch: dict[str, list[dict]] = {}
     for code, objs in groups.items():
         metas: list[Any] = list(map(get, objs, repeat("metadata"))) if given is None else given[code]
-        found = set(map(type, metas))
+        # given names were read from every metadata with dict.get, which takes nothing but a dict (and
+        # a reader's dicts are dicts themselves): their types are known then
+        found = _DICT if names is not None and plain else set(map(type, metas))
         if not _DICT_OR_NONE.issuperset(found):
             return False
         if _NONE in found:  # (an empty mapping, like an absent one, holds nothing to check)
