@@ -339,9 +339,14 @@ def _batch_clean(groups: dict[str, list[dict]], plain: bool = False) -> bool:
     remains for what the join refuses: None, numbers, ...)."""
     types = _schema()[0]
     get, values, join, union = dict.get, dict.values, "".join, set().union
-    pending = {code: list(ds) for code, ds in groups.items()}
+    # mappings still to check, by type: one group per field they were found in (and per kind at the top).
+    # The groups of one type are not merged: the fields a type's mappings hold depend on where they stand
+    # (init containers have a restartPolicy, containers not), and each field of a group is looked up in
+    # every one of its mappings
+    pending: list[tuple[str, list[dict]]] = list(groups.items())
+    push = pending.append
     while pending:
-        code, ds = pending.popitem()
+        code, ds = pending.pop()
         tt = types[code]
         keys = union(*ds)  # dicts only (their parents were tested): set.union reads their keys directly
         if not tt.known.issuperset(keys):
@@ -375,13 +380,13 @@ def _batch_clean(groups: dict[str, list[dict]], plain: bool = False) -> bool:
             if not present:
                 continue
             if kind == _OBJ:
-                _add(pending, arg, present)
+                push((arg, present))
             elif kind == _OBJ_LIST or kind == _OBJ_MAP:
                 items = _flatten(present) if kind == _OBJ_LIST else list(chain.from_iterable(map(values, present)))
                 found = set(map(type, items))
                 if not _DICT_OR_NONE.issuperset(found):
                     return False
-                _add(pending, arg, list(filter(None, items)) if _NONE in found else items)
+                push((arg, list(filter(None, items)) if _NONE in found else items))
             elif arg is not None:
                 # lists' items and maps' values (quantities, mostly strings) as the scalars above
                 inner: Iterable[Any] = _flatten(present) if kind == _LIST else chain.from_iterable(map(values, present))
@@ -427,15 +432,6 @@ def _flatten(lists: list[list]) -> list[Any]:
     items: list[Any] = []
     any(map(items.extend, lists))  # (extend returns None: every list is taken)
     return items
-
-
-def _add(pending: dict[str, list[dict]], code: str, ds: list[dict]) -> None:
-    """``ds`` (a list of the caller's own) added to the mappings of type ``code`` still to check."""
-    got = pending.get(code)
-    if got is None:
-        pending[code] = ds  # (not copied)
-    else:
-        got.extend(ds)
 
 
 def _joins(join: Any, strings: Iterable[object]) -> bool:
