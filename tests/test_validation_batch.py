@@ -540,3 +540,36 @@ def test_lists_flattened_for_the_batch_check_keep_every_item(plain: bool) -> Non
         statuses[-1]["images"][-1] = bad
         expected = bad is None  # (a null item holds nothing to check)
         assert validation._batch_clean({"V1NodeStatus": statuses}, plain) is expected, bad
+
+
+@pytest.mark.parametrize("stamp", ["2025-03-01T08:00:00Z", 5, None, ["x"], "absent"])
+def test_creation_timestamps_read_by_the_loader_are_not_read_again(stamp: object,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # the loader reads every creationTimestamp (for timeutil.prime) and hands them over: when all are strings
+    # the metadata's batch check leaves them out; else it checks them as ever, and finds what the walk finds
+    web = next(s for s in SEEDS if s["metadata"]["name"] == "web-1")
+    objects = [copy.deepcopy(web) for _ in range(40)]
+    for i, obj in enumerate(objects):
+        obj["metadata"]["name"] = f"web-{i}"
+        obj["metadata"]["creationTimestamp"] = "2025-03-01T08:00:00Z"
+    if stamp == "absent":
+        del objects[17]["metadata"]["creationTimestamp"]
+    else:
+        objects[17]["metadata"]["creationTimestamp"] = stamp
+    fields = _fields(objects)
+    stamps = loader._prime_times(objects, fields[2])
+    assert stamps == [o["metadata"].get("creationTimestamp") for o in objects]
+    codes: list[str] = []
+    real = validation._batch_clean
+
+    def spy(groups: dict, plain: bool = False) -> bool:
+        codes.extend(groups)
+        return real(groups, plain)
+
+    monkeypatch.setattr(validation, "_batch_clean", spy)
+    checker = validation.Validator(objects, plain=True, fields=fields, stamps=stamps)
+    assert [checker.issues(obj, at) for at, obj in enumerate(objects)] == [_walk_issues(obj) for obj in objects]
+    # the whole window first (its metadata with their own code), then its parts when it held a culprit
+    strings = type(stamp) is str and stamp != "absent"
+    assert codes[:2] == ["V1Pod@top", validation.TOP_META_STAMPED if strings else validation.TOP_META]
+    assert (len(codes) > 2) is (type(stamp) in (int, list))

@@ -573,7 +573,7 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
     if mode != "ignore" and parsed:  # plain dicts: each object's kind, apiVersion and metadata (and its
         # name) read once, for the schema check and for the checks below, by C-level passes
         fields = _fields(objs)
-    _prime_times(objs, None if fields is None else fields[2])
+    stamps = _prime_times(objs, None if fields is None else fields[2])
     # the pods' specs looked up as the parser looks them up, before anything is checked: a spec equal to an
     # earlier pod's is parsed once, and checked against the schema once (``repeats``: position of such a
     # pod -> position of the pod that had its spec first)
@@ -581,7 +581,8 @@ def build_cluster(objects: list[tuple[Document, dict, str]], *, strict: bool = F
     repeats = parser.expect(objs, _pod_positions(objs, None if fields is None else fields[0]), exact)
     pods_at: list[int] = []  # per pod of pods_raw: its position among the objects
     if mode != "ignore":
-        clean = validation.Validator(objs, plain=parsed, fields=fields, same_spec=repeats).flags()
+        clean = validation.Validator(objs, plain=parsed, fields=fields, same_spec=repeats,
+                                     stamps=stamps).flags()
     kinds, apis, metas, names = fields or ([], [], [], None)
 
     for position, item in enumerate(objects):
@@ -706,17 +707,20 @@ def _fields(objs: list[dict]) -> tuple[list[Any], list[Any], list[Any], list[Any
     return kinds, apis, metas, names
 
 
-def _prime_times(objs: list[Any], metas: list[Any] | None) -> None:
+def _prime_times(objs: list[Any], metas: list[Any] | None) -> list[Any] | None:
     """The objects' creationTimestamps (``metas``: their metadata, when read already) read all at once
-    (``timeutil.prime``): each object has its own, which the model then looks up instead of reading it."""
+    (``timeutil.prime``): each object has its own, which the model then looks up instead of reading it.
+    Returns them as ``dict.get`` read them (None where absent; None when an object or a metadata is no
+    dict): the schema check takes them instead of reading them again."""
     get: Any = dict.get
     try:
         if metas is None:
             metas = list(map(get, objs, repeat("metadata")))
         stamps = list(map(get, metas, repeat("creationTimestamp")))
     except TypeError:  # an object or a metadata that is no dict: each timestamp read where it is used
-        return
+        return None
     prime_times(stamps)
+    return stamps
 
 
 def _pod_positions(objs: list[Any], kinds: list[Any] | None = None) -> Iterator[int]:

@@ -104,6 +104,7 @@ class _Type:
 _OBJECTS: dict[str, str] = {}  # "[V1Container" -> "V1Container": lists of a type of the table
 TOP = "@top"  # "V1Pod@top": V1Pod as the top of an object read from a file (see ``_window_clean``)
 TOP_META = "V1ObjectMeta" + TOP
+TOP_META_STAMPED = TOP_META + "+stamped"  # the same, of objects whose creationTimestamps are known strings
 
 
 class _Types(dict[str, _Type]):
@@ -115,7 +116,9 @@ class _Types(dict[str, _Type]):
         self.raw = raw
 
     def __missing__(self, code: str) -> _Type:
-        if code.endswith(TOP):  # the top of objects read from files (``_window_clean``): their apiVersion
+        if code == TOP_META_STAMPED:
+            tt = self[TOP_META].without(code, "creationTimestamp")
+        elif code.endswith(TOP):  # the top of objects read from files (``_window_clean``): their apiVersion
             # and kind are known strings (``_codes``); their metadata, its name, namespace and labels are
             # checked there
             base = code[:-len(TOP)]
@@ -456,18 +459,19 @@ class Validator:
     ``_batch_clean``). ``fields``: the objects' ``kind``, ``apiVersion`` and ``metadata`` as ``dict.get``
     reads them, and the metadata's ``name`` (None: not read, a metadata is no dict), lists in the objects'
     order, when the caller has read them already (the loader does, for its own checks): they are then not
-    read again."""
+    read again. ``stamps``: likewise the metadata's ``creationTimestamp`` (given with ``fields``)."""
 
-    __slots__ = ("_clean", "_done", "_fields", "_objects", "_plain", "_repeated", "_same")
+    __slots__ = ("_clean", "_done", "_fields", "_objects", "_plain", "_repeated", "_same", "_stamps")
 
     def __init__(self, objects: Iterable[object], *, plain: bool = False,
                  fields: tuple[list[Any], list[Any], list[Any], list[Any] | None] | None = None,
-                 same_spec: dict[int, int] | None = None) -> None:
+                 same_spec: dict[int, int] | None = None, stamps: list[Any] | None = None) -> None:
         self._objects = list(objects)
         self._clean = bytearray(len(self._objects))  # 1 at the positions of the objects found clean
         self._done = 0  # the objects before this position have been batch-checked
         self._plain = plain
         self._fields = fields
+        self._stamps = stamps if fields is not None else None
         # position of a pod -> position of an earlier pod whose spec equals its own, but for nodeName (plain
         # objects only: equal values of the same types); positions in order
         self._same = same_spec if plain and same_spec else None
@@ -499,20 +503,23 @@ class Validator:
         objs = self._objects[start:end]
         metas: list[Any] | None = None
         names: list[Any] | None = None
+        stamps = None if self._stamps is None else self._stamps[start:end]
         if self._fields is None:
             codes = _codes(objs)
         else:
             kinds, apis, metas, names = (None if column is None else column[start:end] for column in self._fields)
             codes = _codes(objs, kinds, apis)
-        if self._clean_batch(start, objs, codes, metas, names):
+        if self._clean_batch(start, objs, codes, metas, names, stamps):
             return
         for part in range(0, len(objs), PART):  # a culprit: the parts without one are still spared the walk
             self._clean_batch(start + part, objs[part:part + PART], codes[part:part + PART],
                               None if metas is None else metas[part:part + PART],
-                              None if names is None else names[part:part + PART])
+                              None if names is None else names[part:part + PART],
+                              None if stamps is None else stamps[part:part + PART])
 
     def _clean_batch(self, start: int, objs: list[object], codes: list[str | None],
-                     metas: list[Any] | None = None, names: list[Any] | None = None) -> bool:
+                     metas: list[Any] | None = None, names: list[Any] | None = None,
+                     stamps: list[Any] | None = None) -> bool:
         if self._same is not None:
             objs, specs = self._known_specs(start, objs, codes)
             if specs and not _STR_OR_NONE.issuperset(map(type, map(dict.get, specs, repeat("nodeName")))):
@@ -521,7 +528,9 @@ class Validator:
         known.discard(None)
         tops: dict[Any, list[Any]] | None = None
         named: dict[Any, list[Any]] | None = None
+        stamped = False  # every object's creationTimestamp a string (then not read again)
         if len(known) == 1 and None not in codes:  # the common case: one kind
+            stamped = metas is not None and stamps is not None and _joins("".join, stamps)
             code = known.pop()
             groups = {code: objs}
             if metas is not None:
@@ -534,7 +543,7 @@ class Validator:
                 tops = {code: list(compress(metas, map(eq, codes, repeat(code)))) for code in known}
                 if names is not None:
                     named = {code: list(compress(names, map(eq, codes, repeat(code)))) for code in known}
-        if not _window_clean(groups, self._plain, tops, named):  # type: ignore[arg-type]
+        if not _window_clean(groups, self._plain, tops, named, stamped):  # type: ignore[arg-type]
             return False
         if None in codes:
             for at, code in enumerate(codes, start):
@@ -717,13 +726,16 @@ def _labels_valid(maps: list[dict]) -> bool:
 
 
 def _window_clean(groups: dict[str, list[dict]], plain: bool = False,
-                  given: dict[str, list[Any]] | None = None, names: dict[str, list[Any]] | None = None) -> bool:
+                  given: dict[str, list[Any]] | None = None, names: dict[str, list[Any]] | None = None,
+                  stamped: bool = False) -> bool:
     """``_batch_clean`` and ``_names_clean`` of ``groups`` (type code -> objects of that kind, each a
     dict), their metadata read once. ``plain`` (see ``_batch_clean``): the batch check leaves the objects'
     own ``apiVersion`` and ``kind`` (strings: ``_codes`` found their code) and ``metadata.name``,
     ``namespace`` and ``labels`` to ``_metas_clean``, which checks their types too (label values as
     distinct ones, all strings). ``given``: the objects' ``metadata`` (by type code, in the objects' order),
-    when the caller has read them; ``names``: likewise their ``metadata.name``."""
+    when the caller has read them; ``names``: likewise their ``metadata.name``. ``stamped``: the caller
+    found every ``metadata.creationTimestamp`` a string (with ``plain``)."""
+    meta_code = TOP_META_STAMPED if stamped and plain else TOP_META
     get: Any = dict.get
     tops: dict[str, list[dict]] = {}
     batch: dict[str, list[dict]] = {}
@@ -740,7 +752,7 @@ def _window_clean(groups: dict[str, list[dict]], plain: bool = False,
         tops[code] = metas
         if plain:
             batch[code + TOP] = objs
-            batch.setdefault(TOP_META, []).extend(metas)
+            batch.setdefault(meta_code, []).extend(metas)
         else:
             batch[code] = objs
     return _batch_clean(batch, plain) and _metas_clean(tops, names)
