@@ -573,3 +573,16 @@ def test_creation_timestamps_read_by_the_loader_are_not_read_again(stamp: object
     strings = type(stamp) is str and stamp != "absent"
     assert codes[:2] == ["V1Pod@top", validation.TOP_META_STAMPED if strings else validation.TOP_META]
     assert (len(codes) > 2) is (type(stamp) in (int, list))
+
+
+@SETTINGS
+@given(st.lists(st.none() | st.integers(0, 3) | st.lists(st.just("a"), max_size=2) | NAMES
+                | st.text(alphabet="abz09-.\n", max_size=8), min_size=1, max_size=6))
+def test_names_the_loader_read_are_judged_as_any_names(names: list[Any]) -> None:
+    # names handed over by the loader are first taken as non-empty strings, without a pass over their types:
+    # the verdict is the same as that of the names' own check, whatever they hold
+    for rule in (validation.DNS1123_LABEL, validation.DNS1123_SUBDOMAIN, validation.DNS1035_LABEL):
+        expected = all(n is None or n == "" or (type(n) is str and rule.pattern.fullmatch(n) is not None
+                                                and len(n) <= rule.max_len) for n in names)
+        assert validation._some_names_valid(rule, names) == expected, (rule.fmt, names)
+        assert validation._given_names_valid(rule, names) == expected, (rule.fmt, names)

@@ -683,7 +683,7 @@ def _names_valid(rule: NameRule, names: list[str]) -> bool:
         data = joined.encode("ascii")
     except UnicodeEncodeError:  # a character no name may hold
         return False
-    if data.count(b"\n") != len(names) - 1:  # a name holding a line break
+    if not data or data.count(b"\n") != len(names) - 1:  # an empty name alone; a name holding a line break
         return False
     subdomain = rule is DNS1123_SUBDOMAIN
     if data.translate(None, _SUBDOMAIN_BYTES if subdomain else _LABEL_BYTES):
@@ -784,11 +784,10 @@ def _metas_clean(tops: dict[str, list[dict]], given: dict[str, list[Any]] | None
         if maps and not _labels_valid(maps):
             return False
         rule = _RULES.get(kind, DNS1123_SUBDOMAIN)
-        names = list(map(get, metas, repeat("name"))) if given is None else given[code]
-        if not _STR_OR_NONE.issuperset(map(type, names)):
-            return False
-        names = list(filter(None, names))
-        if names and not _names_valid(rule, names):
+        if given is None:
+            if not _some_names_valid(rule, list(map(get, metas, repeat("name")))):
+                return False
+        elif not _given_names_valid(rule, given[code]):
             return False
         try:
             spaces = set(map(get, metas, repeat("namespace")))  # a few, each checked once
@@ -804,6 +803,27 @@ def _metas_clean(tops: dict[str, list[dict]], given: dict[str, list[Any]] | None
                                            or not all(map(DNS1123_LABEL.pattern.fullmatch, spaces))):
             return False
     return True
+
+
+def _some_names_valid(rule: NameRule, names: list[Any]) -> bool:
+    """Whether each of ``names`` is None, empty, or a string matching ``rule``."""
+    if not _STR_OR_NONE.issuperset(map(type, names)):
+        return False
+    names = list(filter(None, names))
+    return not names or _names_valid(rule, names)
+
+
+def _given_names_valid(rule: NameRule, names: list[Any]) -> bool:
+    """``_some_names_valid`` of names the loader read from a reader's objects, which are non-empty strings
+    as a rule: taken as such first (a string refuses anything else, and an empty one fails the rule's
+    test), without a pass over their types nor a copy; anything else is judged as ``_some_names_valid``
+    judges it."""
+    try:
+        if _names_valid(rule, names):
+            return True
+    except TypeError:  # None (an absent name), or something that is no string
+        pass
+    return _some_names_valid(rule, names)
 
 
 @cache
