@@ -586,3 +586,30 @@ def test_names_the_loader_read_are_judged_as_any_names(names: list[Any]) -> None
                                                 and len(n) <= rule.max_len) for n in names)
         assert validation._some_names_valid(rule, names) == expected, (rule.fmt, names)
         assert validation._given_names_valid(rule, names) == expected, (rule.fmt, names)
+
+
+@pytest.mark.parametrize("value", [None, {}, [], "app", 5, ["app"], [["x"]], {"app": 5}, {"app": None}, {"bad key!": "v"},
+                                   {"app": "-x"}, "absent"], ids=repr)
+@pytest.mark.parametrize("plain", [True, False], ids=["plain", "exact"])
+def test_label_maps_taken_as_they_are_are_judged_as_before(value: object, plain: bool) -> None:
+    # a reader's label maps are first checked without a pass over their types (set.union and dict.values
+    # refuse what is no mapping); anything else is judged as before: the walk's issues, and clean only for
+    # objects whose label keys and values are all valid
+    web = next(s for s in SEEDS if s["metadata"]["name"] == "web-1")
+    objects = [copy.deepcopy(web) for _ in range(40)]
+    for i, obj in enumerate(objects):
+        obj["metadata"]["name"] = f"web-{i}"
+        obj["metadata"]["labels"] = {"app": "web", "pod-template-hash": f"h{i}"}
+    if value == "absent":
+        del objects[17]["metadata"]["labels"]
+    else:
+        objects[17]["metadata"]["labels"] = copy.deepcopy(value)
+    checker = validation.Validator(objects, plain=plain, fields=_fields(objects))
+    assert [checker.issues(obj, at) for at, obj in enumerate(objects)] == [_walk_issues(obj) for obj in objects]
+    for at, obj in enumerate(objects):
+        if checker.clean(obj, at):
+            label_map = obj["metadata"].get("labels") or {}
+            assert type(label_map) is dict
+            assert all(labels.label_key_error(k) is None and labels.label_value_error(v) is None
+                       for k, v in label_map.items())
+    assert checker.clean(objects[0], 0)

@@ -725,6 +725,16 @@ def _labels_valid(maps: list[dict]) -> bool:
     return True
 
 
+def _plain_labels_valid(maps: list[Any]) -> bool:
+    """``_labels_valid`` of the label maps of a reader's objects taken as they are, none absent (the usual
+    case), without a pass over their types: set.union refuses None and numbers, dict.values anything but
+    a dict (a reader's dicts are dicts themselves). False says nothing: the caller judges them as before."""
+    try:
+        return _labels_valid(maps)
+    except TypeError:  # an absent map (None), or something that is no mapping
+        return False
+
+
 def _window_clean(groups: dict[str, list[dict]], plain: bool = False,
                   given: dict[str, list[Any]] | None = None, names: dict[str, list[Any]] | None = None,
                   stamped: bool = False) -> bool:
@@ -755,7 +765,7 @@ def _window_clean(groups: dict[str, list[dict]], plain: bool = False,
             batch.setdefault(meta_code, []).extend(metas)
         else:
             batch[code] = objs
-    return _batch_clean(batch, plain) and _metas_clean(tops, names)
+    return _batch_clean(batch, plain) and _metas_clean(tops, names, plain)
 
 
 def _names_clean(groups: dict[str, list[dict]]) -> bool:
@@ -767,22 +777,24 @@ def _names_clean(groups: dict[str, list[dict]]) -> bool:
     return _metas_clean({code: list(filter(None, map(get, objs, repeat("metadata")))) for code, objs in groups.items()})
 
 
-def _metas_clean(tops: dict[str, list[dict]], given: dict[str, list[Any]] | None = None) -> bool:
+def _metas_clean(tops: dict[str, list[dict]], given: dict[str, list[Any]] | None = None,
+                 plain: bool = False) -> bool:
     """``_names_clean`` of the metadata (mappings) of objects, by type code; their labels are mappings or
     None, all their keys and values valid label keys and values. ``given``: their names (by type code, in
-    their order), when the caller has read them."""
+    their order), when the caller has read them. ``plain``: the objects are a reader's (``_batch_clean``)."""
     get: Any = dict.get
     kinds = _kind_of_code()
     for code, metas in tops.items():
         kind = kinds[code]
         maps = list(map(get, metas, repeat("labels")))
-        found = set(map(type, maps))
-        if not _DICT_OR_NONE.issuperset(found):
-            return False
-        if _NONE in found:  # (an empty map, like an absent one, holds no label)
-            maps = list(filter(None, maps))
-        if maps and not _labels_valid(maps):
-            return False
+        if not (plain and _plain_labels_valid(maps)):
+            found = set(map(type, maps))
+            if not _DICT_OR_NONE.issuperset(found):
+                return False
+            if _NONE in found:  # (an empty map, like an absent one, holds no label)
+                maps = list(filter(None, maps))
+            if maps and not _labels_valid(maps):
+                return False
         rule = _RULES.get(kind, DNS1123_SUBDOMAIN)
         if given is None:
             if not _some_names_valid(rule, list(map(get, metas, repeat("name")))):
