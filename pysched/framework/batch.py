@@ -107,6 +107,15 @@ def every_row_passes(cols: NodeColumns) -> np.ndarray:
     return ok
 
 
+def no_statuses(plugin: str) -> StatusesOf:
+    """The ``statuses_of`` of a verdict that rejects no row: being asked for a row is the caller's bug."""
+    def statuses_of(rows: np.ndarray) -> list[Status]:
+        if len(rows):
+            raise ValueError(f"{plugin}: statuses asked of rows its verdict let through")
+        return []
+    return statuses_of
+
+
 def template_statuses(kinds: np.ndarray, make: Callable[[int], Status], cache: dict[int, Status]) -> list[Status]:
     """One shared Status per distinct ``kinds`` value (built by ``make`` once, kept in ``cache``), listed
     per entry of ``kinds``."""

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from pysched.framework.batch import BatchVerdict, every_row_passes
+from pysched.framework.batch import BatchVerdict, every_row_passes, no_statuses
 from pysched.framework.cycle_state import CycleState
 from pysched.framework.interface import FilterPlugin, Handle
 from pysched.framework.status import Status
@@ -23,10 +23,7 @@ UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "", "NoSchedule"
 _UNCORDONED = (NAME, "not cordoned")  # key of the rows' mask in NodeColumns.masks
 
 
-def _no_statuses(rows: np.ndarray) -> list[Status]:
-    if len(rows):
-        raise ValueError("NodeUnschedulable: statuses asked of rows its verdict let through")
-    return []
+_no_statuses = no_statuses(NAME)
 
 
 class NodeUnschedulable(FilterPlugin, WhatIfPlugin):

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from pysched.framework.batch import BatchVerdict, every_row_passes
+from pysched.framework.batch import BatchVerdict, every_row_passes, no_statuses
 from pysched.framework.cycle_state import CycleState, StateData
 from pysched.framework.interface import FilterPlugin, Handle, PreFilterPlugin, PreFilterResult
 from pysched.framework.status import PRE_FILTER_SKIP, Code, Status
@@ -531,10 +531,7 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin):
         return out
 
 
-def _no_statuses(rows: np.ndarray) -> list[Status]:
-    if len(rows):
-        raise ValueError("NodeVolumeLimits: statuses asked of rows its verdict let through")
-    return []
+_no_statuses = no_statuses(NAME)
 
 
 PLUGIN = NodeVolumeLimits

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from pysched.framework.batch import BatchVerdict, every_row_passes
+from pysched.framework.batch import BatchVerdict, every_row_passes, no_statuses
 from pysched.framework.cycle_state import CycleState, StateData
 from pysched.framework.interface import (
     FilterPlugin,
@@ -603,10 +603,7 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
         return out
 
 
-def _no_statuses(rows: np.ndarray) -> list[Status]:
-    if len(rows):
-        raise ValueError("VolumeBinding: statuses asked of rows its verdict let through")
-    return []
+_no_statuses = no_statuses(NAME)
 
 
 def _every_row_rejected(cols: NodeColumns, status: Status) -> BatchVerdict:
