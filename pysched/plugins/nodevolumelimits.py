@@ -19,7 +19,7 @@ import numpy as np
 from pysched.framework.batch import BatchVerdict, every_row_passes, no_statuses
 from pysched.framework.cycle_state import CycleState, StateData
 from pysched.framework.interface import FilterPlugin, Handle, PreFilterPlugin, PreFilterResult
-from pysched.framework.status import PRE_FILTER_SKIP, Code, Status
+from pysched.framework.status import PRE_FILTER_SKIP, Status
 from pysched.model.objects import Pod
 from pysched.model.storage import (
     CSI_DRIVER_OF_IN_TREE_PLUGIN,
@@ -48,7 +48,6 @@ _MIGRATION_ON = ("kubernetes.io/aws-ebs", "kubernetes.io/gce-pd", "kubernetes.io
 _PORTWORX = "kubernetes.io/portworx-volume"
 # room of a row without a limit for a driver (no count of new volumes reaches it); limits beyond it: no verdict
 _NO_LIMIT = 1 << 62
-_REJECTED = (Code.Unschedulable, Code.UnschedulableAndUnresolvable)
 
 
 STATE_KEY = "PreFilter" + NAME
@@ -288,7 +287,7 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin):
             infos = cols.infos
             for i in exact:
                 st = self.filter(state, pod, infos[i])
-                if st is not None and st.code not in _REJECTED:
+                if st is not None and not st.is_rejected():  # (an Error: the per-node path reports it)
                     return None
                 bad[i] = st is not None
         if bad is None or not bad.any():
